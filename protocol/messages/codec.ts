@@ -1,0 +1,53 @@
+// Payload bytes ↔ typed payloads (spec: Frame, "Payloads are UTF-8 JSON, camelCase, nulls omitted, byte arrays
+// base64, doubles in their shortest exact form … Unknown fields are ignored"). Decoding never throws: hostile
+// bytes give a reason naming the kind and, where there is one, the field.
+
+import { fromUtf8, utf8 } from '../bytes.ts';
+import type { KindName } from './kinds.ts';
+import { LIMITS } from './limits.ts';
+import type { DecodeResult } from './schema.ts';
+import { SCHEMAS } from './table.ts';
+import type { Payloads } from './table.ts';
+
+/**
+ * An already-parsed JSON value → the validated, typed payload of `kind`. Never throws; unknown fields are
+ * dropped; the result is built afresh, field by field.
+ */
+export function validatePayload<K extends KindName>(kind: K, value: unknown): DecodeResult<Payloads[K]> {
+  const schema = SCHEMAS[kind];
+  if (schema === undefined) return { ok: false, reason: `${String(kind)}: unknown kind` };
+  try {
+    return schema.check(value, kind);
+  } catch {
+    // Only a hostile in-process value (a Proxy, a throwing getter) gets here: parsed JSON never does.
+    return { ok: false, reason: `${kind}: not a JSON value` };
+  }
+}
+
+/** Payload bytes → UTF-8 JSON → the validated, typed payload of `kind`. Never throws. */
+export function decodePayload<K extends KindName>(kind: K, bytes: Uint8Array): DecodeResult<Payloads[K]> {
+  if (bytes.length > LIMITS.payloadBytes) return { ok: false, reason: `${kind}: larger than ${LIMITS.payloadBytes} bytes` };
+  const text = fromUtf8(bytes);
+  if (text === undefined) return { ok: false, reason: `${kind}: not UTF-8` };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: `${kind}: not JSON` };
+  }
+  return validatePayload(kind, value);
+}
+
+/**
+ * A typed payload → its JSON text: camelCase fields as typed, undefined and null fields left out, byte arrays as
+ * base64, numbers in their shortest exact form. Fields the schema does not know are not written. The payload is
+ * not validated here: a caller that builds one from untrusted parts validates those parts first.
+ */
+export function payloadToJson<K extends KindName>(kind: K, payload: Payloads[K]): string {
+  return JSON.stringify(SCHEMAS[kind].toJson(payload));
+}
+
+/** A typed payload → UTF-8 JSON bytes (see payloadToJson). */
+export function encodePayload<K extends KindName>(kind: K, payload: Payloads[K]): Uint8Array {
+  return utf8(payloadToJson(kind, payload));
+}
