@@ -1,0 +1,103 @@
+// Players and slots (spec "Players and slots", lockstep.md "Leave and removal"): ids from 1 in join order,
+// never given twice; display names unique case-insensitively (a clash becomes name#id; an away player's
+// name stays taken); at most maxPlayers games with the host's own game (player 0) counted.
+
+/** The last id a session can hand out: 65 534 joins, then every join is `full`. */
+export const MAX_PLAYER_ID = 65_534;
+export const DEFAULT_MAX_PLAYERS = 8;
+
+export type SlotState = 'connected' | 'away';
+
+export interface RosterEntry {
+  readonly id: number;
+  readonly name: string;
+  readonly state: SlotState;
+  readonly ready: boolean;
+}
+
+export interface Roster {
+  /** The host's own game is player 0 and holds one of the maxPlayers slots. */
+  readonly hostName: string;
+  readonly maxPlayers: number;
+  /** The next id to hand out; ids are never reused. */
+  readonly nextId: number;
+  /** Held slots (connected or away) by id. */
+  readonly players: ReadonlyMap<number, RosterEntry>;
+}
+
+export function createRoster(hostName: string, maxPlayers = DEFAULT_MAX_PLAYERS): Roster {
+  if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 64) {
+    throw new RangeError(`maxPlayers: expected 1..64, got ${maxPlayers}`);
+  }
+  return { hostName, maxPlayers, nextId: 1, players: new Map() };
+}
+
+export type AdmitDecision =
+  | { ok: true; roster: Roster; player: RosterEntry }
+  | { ok: false; reason: 'full'; detail: string };
+
+function nameTaken(roster: Roster, name: string): boolean {
+  const key = name.toLocaleLowerCase('en-US');
+  if (roster.hostName.toLocaleLowerCase('en-US') === key) return true;
+  for (const p of roster.players.values()) if (p.name.toLocaleLowerCase('en-US') === key) return true;
+  return false;
+}
+
+/** The spec's detail for `full`: the slot count and how many holders are away (they may return). */
+export function fullDetail(roster: Roster): string {
+  let away = 0;
+  for (const p of roster.players.values()) if (p.state === 'away') away++;
+  return `${roster.maxPlayers} players, ${away} of them away`;
+}
+
+/** Seats a new player: a fresh id, a unique name, or `full` (no slot, or no ids left). */
+export function admitPlayer(roster: Roster, requestedName: string): AdmitDecision {
+  if (roster.nextId > MAX_PLAYER_ID) return { ok: false, reason: 'full', detail: 'no player ids left in this session' };
+  if (roster.players.size + 1 >= roster.maxPlayers) return { ok: false, reason: 'full', detail: fullDetail(roster) };
+  const id = roster.nextId;
+  const name = nameTaken(roster, requestedName) ? `${requestedName}#${id}` : requestedName;
+  const player: RosterEntry = { id, name, state: 'connected', ready: false };
+  const players = new Map(roster.players);
+  players.set(id, player);
+  return { ok: true, roster: { ...roster, nextId: id + 1, players }, player };
+}
+
+function withPlayer(roster: Roster, id: number, change: (p: RosterEntry) => RosterEntry | undefined): Roster {
+  const current = roster.players.get(id);
+  if (!current) return roster;
+  const players = new Map(roster.players);
+  const next = change(current);
+  if (next) players.set(id, next);
+  else players.delete(id);
+  return { ...roster, players };
+}
+
+/** The connection dropped: the slot is held (and the name stays taken) for the reconnect window. */
+export function markAway(roster: Roster, id: number): Roster {
+  return withPlayer(roster, id, (p) => ({ ...p, state: 'away', ready: false }));
+}
+
+/** A returning player (reconnect) takes its held slot back. */
+export function markConnected(roster: Roster, id: number): Roster {
+  return withPlayer(roster, id, (p) => ({ ...p, state: 'connected' }));
+}
+
+export function setReady(roster: Roster, id: number, ready: boolean): Roster {
+  return withPlayer(roster, id, (p) => ({ ...p, ready }));
+}
+
+/** Leave, kick or the end of the window: the slot is free again; the id is never given again. */
+export function releaseSlot(roster: Roster, id: number): Roster {
+  return withPlayer(roster, id, () => undefined);
+}
+
+/** Players as Welcome lists them: the host's game first (id 0), then every held slot in id order. */
+export function welcomePlayers(roster: Roster, hostReady: boolean): { id: number; name: string; ready: boolean }[] {
+  const list = [{ id: 0, name: roster.hostName, ready: hostReady }];
+  const ids = [...roster.players.keys()].sort((a, b) => a - b);
+  for (const id of ids) {
+    const p = roster.players.get(id)!;
+    list.push({ id, name: p.name, ready: p.ready });
+  }
+  return list;
+}
