@@ -1,0 +1,415 @@
+// HostSession: the root of the host's side. It owns the roster, one handshake actor per connection in the
+// handshake and one PlayerLink per joined player; it seals everything it sends as sender 0 with ONE counter
+// for the whole session, binds each sender id to its connection, enforces who may send what, relays chat,
+// pings, and holds the slot of a dropped player for the reconnect window (spec "Handshake", "Who may send
+// what", "Players and slots", "Ping and round-trip time"; lockstep.md "Leave and removal").
+import { createActor, type Actor } from 'xstate';
+import type { Crypto } from '../../protocol/crypto.ts';
+import { HOST_SENDER, UNASSIGNED_SENDER, type Frame } from '../../protocol/frame.ts';
+import { Kind, isSealedKind, kindName, playerMaySend, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import { checkJoinProof } from '../../protocol/keys.ts';
+import { Opener, Sealer } from '../../protocol/seal.ts';
+import { hostHandshakeMachine, JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
+import { allows, EVERYONE, permissionsMessage, type Permissions } from '../../machines/rules/permissions.ts';
+import * as roster from '../../machines/rules/roster.ts';
+import { clockOffset, oneDecimal, pingSent, pongReceived } from '../../machines/rules/rtt.ts';
+import type { Clock, Connection, Listener, LogFn } from '../ports.ts';
+import { decodeMessage, openMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
+import { checkMods, type ModEntry } from './mods.ts';
+import { PlayerLink } from './playerLink.ts';
+
+export const FEVERLINK3_VERSION = '0.1';
+
+export interface HostOptions {
+  hostName: string;
+  /** The 32-byte session key (keys.deriveSessionKey). */
+  key: Uint8Array;
+  version?: string;
+  maxPlayers?: number;
+  /** The host's mod list; players must present the same one. Undefined: no mod check. */
+  mods?: ModEntry[];
+  pingIntervalMs?: number;
+  reconnectWindowMs?: number;
+  joinDeadlineMs?: number;
+  /** A joined player that sends nothing for this long is dropped as away (10 s write timeout + 3 pings). */
+  silenceMs?: number;
+}
+
+export interface HostPorts {
+  crypto: Crypto;
+  clock: Clock;
+  /** Wall clock in ms since 1970 (Ping offsets, latency stamps). */
+  wallClock(): number;
+  log: LogFn;
+}
+
+/** What the host's window (terminal, later the in-game UI) and the lockstep layer are told. */
+export type HostNotice =
+  | { type: 'roster'; players: { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] }
+  | { type: 'chat'; from: number; name: string; text: string; level?: 'info' | 'warn' | 'error' }
+  | { type: 'joined'; id: number; name: string }
+  | { type: 'left'; id: number; name: string; away: boolean }
+  | { type: 'rtt'; rtt: Record<number, number> }
+  /** Game traffic from a player (Hello, Clock, Action, SpeedRequest, …) for the lockstep layer. */
+  | { type: 'game'; from: number; message: Message };
+
+export class HostSession {
+  readonly options: Required<Omit<HostOptions, 'mods'>> & { mods: ModEntry[] | undefined };
+  private readonly ports: HostPorts;
+  private readonly sealer: Sealer;
+  private readonly opener: Opener;
+  private roster: roster.Roster;
+  private permissions: Permissions = EVERYONE;
+  private readonly links = new Map<number, PlayerLink>();
+  private readonly handshakes = new Map<number, Actor<typeof hostHandshakeMachine>>();
+  private readonly awayTimers = new Map<number, unknown>();
+  /** Connection id → the player id bound to it once joined (sender binding). */
+  private readonly playerOfConn = new Map<number, number>();
+  private readonly listeners = new Set<(notice: HostNotice) => void>();
+  private pingTimer: unknown;
+  private stopped = false;
+
+  constructor(options: HostOptions, ports: HostPorts) {
+    const pingIntervalMs = options.pingIntervalMs ?? 2000;
+    this.options = {
+      hostName: options.hostName,
+      key: options.key,
+      version: options.version ?? FEVERLINK3_VERSION,
+      maxPlayers: options.maxPlayers ?? roster.DEFAULT_MAX_PLAYERS,
+      mods: options.mods,
+      pingIntervalMs,
+      reconnectWindowMs: options.reconnectWindowMs ?? 300_000,
+      joinDeadlineMs: options.joinDeadlineMs ?? JOIN_DEADLINE_MS,
+      silenceMs: options.silenceMs ?? 10_000 + 3 * pingIntervalMs,
+    };
+    this.ports = ports;
+    const aead = ports.crypto.aesGcm(options.key);
+    this.sealer = new Sealer(aead, HOST_SENDER);
+    this.opener = new Opener(aead);
+    this.roster = roster.createRoster(options.hostName, this.options.maxPlayers);
+    this.schedulePing();
+  }
+
+  /** Subscribes to notices; returns the unsubscribe function. */
+  on(listener: (notice: HostNotice) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Accepts every connection the listener hands out. */
+  attach(listener: Listener): void {
+    listener.onConnection((conn) => this.accept(conn));
+  }
+
+  /** Players holding a slot, the host's game (0) first. */
+  players(): { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] {
+    const list: { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] = [
+      { id: 0, name: this.roster.hostName, ready: true, away: false },
+    ];
+    for (const p of roster.welcomePlayers(this.roster, true).slice(1)) {
+      const entry = this.roster.players.get(p.id)!;
+      const rtt = this.links.get(p.id)?.rtt.smoothed;
+      list.push({ ...p, away: entry.state === 'away', ...(rtt === undefined ? {} : { rtt: oneDecimal(rtt) }) });
+    }
+    return list;
+  }
+
+  currentPermissions(): Permissions {
+    return this.permissions;
+  }
+
+  // ---- connections in the handshake -------------------------------------------------------------
+
+  private accept(conn: Connection): void {
+    if (this.stopped) {
+      conn.close('shutdown');
+      return;
+    }
+    const { crypto } = this.ports;
+    const nonce = crypto.randomBytes(16);
+    const machine = hostHandshakeMachine.provide({ delays: { joinDeadline: this.options.joinDeadlineMs } });
+    const actor = createActor(machine, {
+      clock: this.ports.clock,
+      systemId: `handshake-${conn.id}`,
+      input: {
+        connId: conn.id,
+        nonce,
+        version: this.options.version,
+        verifyProof: (name, proof) => checkJoinProof(crypto, this.options.key, nonce, name, proof),
+        checkMods: (mods) => checkMods(this.options.mods, mods),
+      },
+    });
+    this.handshakes.set(conn.id, actor);
+    actor.on('send.Challenge', (e) => conn.write(unsealedFrame('Challenge', e.payload)));
+    actor.on('send.Reject', (e) => conn.close(e.payload.reason, unsealedFrame('Reject', e.payload)));
+    actor.on('out.log', ({ type: _type, ...entry }) => this.ports.log(entry));
+    actor.on('out.admit', (e) => {
+      const decision = roster.admitPlayer(this.roster, e.join.name);
+      if (!decision.ok) {
+        actor.send({ type: 'admit.refuse', reason: 'full', detail: decision.detail });
+        return;
+      }
+      this.roster = decision.roster;
+      actor.send({ type: 'admit.accept', you: decision.player.id });
+    });
+    actor.subscribe({
+      complete: () => {
+        this.handshakes.delete(conn.id);
+        const output = actor.getSnapshot().output;
+        if (output?.result === 'welcomed') this.seat(conn, output.you);
+      },
+    });
+    // One set of handlers per connection: they route by phase (handshake, then joined).
+    conn.onFrame((frame) => (this.handshakes.has(conn.id) ? this.handshakeFrame(actor, frame) : this.joinedFrame(conn, frame)));
+    conn.onViolation((reason) => {
+      if (this.handshakes.has(conn.id)) {
+        actor.send(reason === 'flood' ? { type: 'conn.flood' } : { type: 'recv.malformed', detail: 'bad frame' });
+      } else {
+        const id = this.playerOfConn.get(conn.id);
+        if (id !== undefined) this.kick(id, reason);
+        else conn.close(reason);
+      }
+    });
+    conn.onClose((reason) => {
+      if (this.handshakes.has(conn.id)) actor.send({ type: 'conn.closed', reason });
+      const id = this.playerOfConn.get(conn.id);
+      this.playerOfConn.delete(conn.id);
+      if (id !== undefined) this.dropped(id, reason);
+    });
+    actor.start();
+  }
+
+  private handshakeFrame(actor: Actor<typeof hostHandshakeMachine>, frame: Frame): void {
+    if (frame.header.kind !== Kind.Join || frame.header.sender !== UNASSIGNED_SENDER) {
+      actor.send({ type: 'recv.malformed', detail: `expected Join, got kind ${frame.header.kind}` });
+      return;
+    }
+    const decoded = decodeMessage(frame.header.kind, frame.body);
+    if (!decoded.ok || decoded.message.kind !== 'Join') {
+      actor.send({ type: 'recv.malformed', detail: decoded.ok ? 'not a Join' : decoded.detail });
+      return;
+    }
+    actor.send({ type: 'recv.Join', payload: decoded.message.payload });
+  }
+
+  /** The handshake succeeded: bind the id to this connection, Welcome, Permissions, tell the others. */
+  private seat(conn: Connection, id: number): void {
+    const entry = this.roster.players.get(id);
+    if (!entry) return;
+    if (conn.closeReason !== undefined) {
+      this.roster = roster.releaseSlot(this.roster, id);
+      return;
+    }
+    conn.markJoined();
+    const link = new PlayerLink(id, conn, this.ports.clock.now());
+    this.links.set(id, link);
+    this.playerOfConn.set(conn.id, id);
+    const token = this.ports.crypto.randomBytes(16);
+    this.sendTo(id, 'Welcome', {
+      you: id,
+      hostName: this.roster.hostName,
+      version: this.options.version,
+      players: roster.welcomePlayers(this.roster, true),
+      session: this.sessionPayload(),
+      resume: { token, epoch: 0 },
+      ...(this.options.mods ? { modsChecked: true } : {}),
+    });
+    this.sendTo(id, 'Permissions', permissionsMessage(this.permissions));
+    this.broadcast('PlayerJoined', { player: { id, name: entry.name, ready: entry.ready } }, id);
+    this.ports.log({ msg: 'player joined', id, name: entry.name, conn: conn.id, address: conn.remoteAddress });
+    this.notify({ type: 'joined', id, name: entry.name });
+    this.notifyRoster();
+  }
+
+  /** The Session state as Welcome carries it; the lockstep layer replaces this once it runs. */
+  sessionPayload: () => Payloads['Session'] = () => ({ started: false, speed: 0, lead: 2 });
+
+  // ---- joined players -----------------------------------------------------------------------------
+
+  private joinedFrame(conn: Connection, frame: Frame): void {
+    const id = this.playerOfConn.get(conn.id);
+    const link = id === undefined ? undefined : this.links.get(id);
+    if (!link) return;
+    link.rtt = { ...link.rtt, lastHeard: this.ports.clock.now() };
+    const kind = frame.header.kind;
+    if (frame.header.sender !== link.id) return this.drop(link, 'sender', kind, { sender: frame.header.sender });
+    if (!isSealedKind(kind) || !playerMaySend(kind)) return this.drop(link, 'kind', kind);
+    const opened = openMessage(this.opener, frame);
+    if (!opened.ok) return this.drop(link, opened.why === 'not-decoded' || opened.why === 'unknown-kind' ? 'decode' : 'open', kind, { why: opened.detail });
+    this.handle(link, opened.message);
+  }
+
+  private drop(link: PlayerLink, cause: 'sender' | 'kind' | 'open' | 'decode' | 'permission', kind: number, extra: object = {}): void {
+    if (link.countDrop(cause, kind)) {
+      this.ports.log({ msg: 'frame dropped', player: link.id, cause, kind, kindName: kindName(kind), ...extra });
+    }
+  }
+
+  private handle(link: PlayerLink, message: Message): void {
+    switch (message.kind) {
+      case 'Pong': {
+        const now = this.ports.clock.now();
+        const result = pongReceived(link.rtt, message.payload.n, now, message.payload.w, link.pingWall.get(message.payload.n));
+        link.rtt = result.state;
+        if (result.accepted) link.pingWall.delete(message.payload.n);
+        return;
+      }
+      case 'Leave':
+        this.release(link.id, 'left');
+        return;
+      case 'Chat': {
+        const entry = this.roster.players.get(link.id);
+        if (!entry) return;
+        const { text, level } = message.payload;
+        this.chatFrom(link.id, entry.name, text, level);
+        return;
+      }
+      case 'SpeedRequest':
+        if (!allows(this.permissions, 'speed', link.id)) return this.drop(link, 'permission', Kind.SpeedRequest);
+        this.notify({ type: 'game', from: link.id, message });
+        return;
+      default:
+        this.notify({ type: 'game', from: link.id, message });
+    }
+  }
+
+  private chatFrom(from: number, name: string, text: string, level?: 'info' | 'warn' | 'error'): void {
+    const payload: Payloads['Chat'] = { text, from, name, ...(level ? { level } : {}) };
+    this.broadcast('Chat', payload, from);
+    this.notify({ type: 'chat', from, name, text, ...(level ? { level } : {}) });
+  }
+
+  /** The host's own chat line (player 0). */
+  chat(text: string, level?: 'info' | 'warn' | 'error'): void {
+    this.chatFrom(0, this.roster.hostName, text, level);
+  }
+
+  setPermissions(permissions: Permissions): void {
+    this.permissions = permissions;
+    this.broadcast('Permissions', permissionsMessage(permissions));
+    this.ports.log({ msg: 'permissions changed', permissions });
+  }
+
+  /** Ends a player's session: the sealed Kicked, then the slot is released. */
+  kick(id: number, reason = 'kicked', detail?: string): void {
+    const link = this.links.get(id);
+    if (!link) return;
+    const frame = sealedFrame(this.sealer, 'Kicked', { reason, ...(detail ? { detail } : {}) });
+    this.release(id, reason, frame);
+  }
+
+  /** Leave, kick, or the end of the reconnect window: PlayerLeft without `away`, the slot is free. */
+  private release(id: number, reason: string, finalFrame?: Uint8Array): void {
+    const entry = this.roster.players.get(id);
+    const link = this.links.get(id);
+    this.links.delete(id);
+    this.clearAwayTimer(id);
+    if (!entry) return;
+    this.roster = roster.releaseSlot(this.roster, id);
+    if (link) this.playerOfConn.delete(link.conn.id);
+    link?.conn.close(reason, finalFrame);
+    this.broadcast('PlayerLeft', { id, name: entry.name });
+    this.ports.log({ msg: 'player left', id, name: entry.name, reason });
+    this.notify({ type: 'left', id, name: entry.name, away: false });
+    this.notifyRoster();
+  }
+
+  /** The connection dropped without Leave: hold the slot for the reconnect window. */
+  private dropped(id: number, reason: string): void {
+    const entry = this.roster.players.get(id);
+    if (!this.links.has(id) || !entry) return;
+    this.links.delete(id);
+    this.roster = roster.markAway(this.roster, id);
+    this.broadcast('PlayerLeft', { id, name: entry.name, away: true });
+    this.ports.log({ msg: 'player away', id, name: entry.name, reason, holdMs: this.options.reconnectWindowMs });
+    this.notify({ type: 'left', id, name: entry.name, away: true });
+    this.notifyRoster();
+    this.awayTimers.set(
+      id,
+      this.ports.clock.setTimeout(() => {
+        this.awayTimers.delete(id);
+        if (this.roster.players.get(id)?.state === 'away') this.release(id, 'reconnect window ended');
+      }, this.options.reconnectWindowMs),
+    );
+  }
+
+  private clearAwayTimer(id: number): void {
+    const timer = this.awayTimers.get(id);
+    if (timer !== undefined) this.ports.clock.clearTimeout(timer);
+    this.awayTimers.delete(id);
+  }
+
+  // ---- ping ---------------------------------------------------------------------------------------
+
+  private schedulePing(): void {
+    this.pingTimer = this.ports.clock.setTimeout(() => {
+      this.pingAll();
+      if (!this.stopped) this.schedulePing();
+    }, this.options.pingIntervalMs);
+  }
+
+  private pingAll(): void {
+    const now = this.ports.clock.now();
+    const rtt: Record<number, number> = { 0: 0 };
+    const off: Record<number, number> = {};
+    for (const link of this.links.values()) {
+      if (link.rtt.smoothed !== undefined) rtt[link.id] = oneDecimal(link.rtt.smoothed);
+      const offset = clockOffset(link.rtt);
+      if (offset !== undefined) off[link.id] = oneDecimal(offset);
+    }
+    for (const link of [...this.links.values()]) {
+      if (now - link.rtt.lastHeard > this.options.silenceMs) {
+        link.conn.close('silent');
+        continue;
+      }
+      const sent = pingSent(link.rtt, now);
+      link.rtt = sent.state;
+      link.pingWall.set(sent.n, this.ports.wallClock());
+      for (const n of link.pingWall.keys()) if (!link.rtt.pending.has(n)) link.pingWall.delete(n);
+      this.sendTo(link.id, 'Ping', { n: sent.n, rtt, ...(Object.keys(off).length ? { off } : {}) });
+    }
+    this.notify({ type: 'rtt', rtt });
+  }
+
+  // ---- sending ------------------------------------------------------------------------------------
+
+  /** Seals once and writes the same frame to every joined player but `except` (one counter: no nonce repeats). */
+  broadcast<K extends KindName>(kind: K, payload: Payloads[K], except?: number): void {
+    const targets = [...this.links.values()].filter((l) => l.id !== except);
+    if (targets.length === 0) return;
+    const frame = sealedFrame(this.sealer, kind, payload);
+    for (const link of targets) link.conn.write(frame);
+  }
+
+  sendTo<K extends KindName>(id: number, kind: K, payload: Payloads[K]): void {
+    const link = this.links.get(id);
+    if (link) link.conn.write(sealedFrame(this.sealer, kind, payload));
+  }
+
+  /** Ids of the players connected now. */
+  connectedIds(): number[] {
+    return [...this.links.keys()];
+  }
+
+  /** Closes every connection with `reason`; joined players get the sealed Kicked first. */
+  stop(reason = 'shutdown', detail = 'the host ended the session'): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.ports.clock.clearTimeout(this.pingTimer);
+    for (const id of this.awayTimers.keys()) this.clearAwayTimer(id);
+    const links = [...this.links.values()];
+    this.links.clear();
+    this.playerOfConn.clear();
+    for (const link of links) link.conn.close(reason, sealedFrame(this.sealer, 'Kicked', { reason, detail }));
+    for (const actor of this.handshakes.values()) actor.stop();
+    this.handshakes.clear();
+  }
+
+  private notify(notice: HostNotice): void {
+    for (const listener of this.listeners) listener(notice);
+  }
+
+  private notifyRoster(): void {
+    this.notify({ type: 'roster', players: this.players() });
+  }
+}

@@ -1,0 +1,230 @@
+// PlayerSession: the player's root. It runs the player's handshake chart over one connection, seals with
+// its assigned id after Welcome, accepts sealed frames from sender 0 only, answers Ping at the session
+// layer (never given to the game), keeps the roster, permissions and RTTs for the window, and hands game
+// traffic (Session, PeerClock, Action, …) to whoever drives the game (spec "Handshake", "Ping").
+import { createActor, type Actor } from 'xstate';
+import type { Crypto } from '../../protocol/crypto.ts';
+import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
+import { isSealedKind, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import { Opener, Sealer } from '../../protocol/seal.ts';
+import { joinProof } from '../../protocol/keys.ts';
+import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
+import { playerHandshakeMachine } from '../../machines/playerHandshake.ts';
+import type { Permissions } from '../../machines/rules/permissions.ts';
+import type { ModEntry } from '../host/mods.ts';
+import { FEVERLINK3_VERSION } from '../host/hostSession.ts';
+import type { Clock, Connection, LogFn } from '../ports.ts';
+import { decodeMessage, openMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
+
+export interface PlayerOptions {
+  name: string;
+  key: Uint8Array;
+  version?: string;
+  mods?: ModEntry[];
+  joinDeadlineMs?: number;
+}
+
+export interface PlayerPorts {
+  crypto: Crypto;
+  clock: Clock;
+  wallClock(): number;
+  log: LogFn;
+}
+
+export type PlayerNotice =
+  | { type: 'welcomed'; you: number; hostName: string; players: Payloads['Welcome']['players'] }
+  | { type: 'roster'; players: { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] }
+  | { type: 'chat'; from: number; name: string; text: string; level?: 'info' | 'warn' | 'error' }
+  | { type: 'rtt'; rtt: Record<string, number> }
+  | { type: 'permissions'; permissions: Permissions }
+  | { type: 'ended'; reason: string; detail?: string }
+  /** Game traffic from the host (Session, PeerClock, Action, …) for the game link. */
+  | { type: 'game'; message: Message };
+
+type RosterRow = { id: number; name: string; ready: boolean; away: boolean; rtt?: number };
+
+export class PlayerSession {
+  private readonly options: PlayerOptions;
+  private readonly ports: PlayerPorts;
+  private readonly opener: Opener;
+  private readonly handshake: Actor<typeof playerHandshakeMachine>;
+  private readonly listeners = new Set<(notice: PlayerNotice) => void>();
+  private conn: Connection | undefined;
+  private sealer: Sealer | undefined;
+  private roster = new Map<number, RosterRow>();
+  private lastRtt: Record<string, number> = {};
+  /** The last Permissions from the host, so the game can refuse locally. */
+  permissions: Permissions | undefined;
+  you: number | undefined;
+  /** Frames dropped: not from sender 0, unsealed after Welcome, failed to open or decode. */
+  droppedFrames = 0;
+
+  constructor(options: PlayerOptions, ports: PlayerPorts) {
+    this.options = options;
+    this.ports = ports;
+    const aead = ports.crypto.aesGcm(options.key);
+    this.opener = new Opener(aead);
+    const version = options.version ?? FEVERLINK3_VERSION;
+    const machine = playerHandshakeMachine.provide({ delays: { joinDeadline: options.joinDeadlineMs ?? JOIN_DEADLINE_MS } });
+    this.handshake = createActor(machine, {
+      clock: ports.clock,
+      systemId: 'playerHandshake',
+      input: {
+        makeJoin: (nonce) => ({
+          name: options.name,
+          version,
+          proof: joinProof(ports.crypto, options.key, nonce, options.name),
+          ...(options.mods ? { mods: options.mods } : {}),
+        }),
+      },
+    });
+    this.handshake.on('send.Join', (e) => this.conn?.write(unsealedFrame('Join', e.payload)));
+    this.handshake.on('out.welcomed', (e) => this.welcomed(e.welcome));
+    this.handshake.on('out.ended', (e) => this.ended(e.reason, e.detail));
+    this.handshake.on('out.log', ({ type: _type, ...entry }) => ports.log(entry));
+  }
+
+  on(listener: (notice: PlayerNotice) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Runs the session over a connected transport. */
+  connect(conn: Connection): void {
+    this.conn = conn;
+    conn.onFrame((frame) => this.frame(frame));
+    conn.onViolation((reason) => conn.close(reason));
+    conn.onClose((reason) => this.handshake.send({ type: 'conn.closed', reason }));
+    this.handshake.start();
+  }
+
+  get joined(): boolean {
+    return this.sealer !== undefined;
+  }
+
+  private frame(frame: Frame): void {
+    const kind = frame.header.kind;
+    if (!isSealedKind(kind)) {
+      const decoded = decodeMessage(kind, frame.body);
+      if (!decoded.ok) return this.drop('unsealed frame did not decode', kind);
+      const { message } = decoded;
+      if (message.kind === 'Challenge') this.handshake.send({ type: 'recv.Challenge', payload: message.payload });
+      else if (message.kind === 'Reject') this.handshake.send({ type: 'recv.Reject', payload: message.payload });
+      else this.drop('unsealed frame of a sealed kind', kind);
+      return;
+    }
+    if (frame.header.sender !== HOST_SENDER) return this.drop('sealed frame not from the host', kind);
+    const opened = openMessage(this.opener, frame);
+    if (!opened.ok) return this.drop(`frame refused: ${opened.why}`, kind);
+    this.message(opened.message);
+  }
+
+  private drop(msg: string, kind: number): void {
+    this.droppedFrames++;
+    this.ports.log({ msg, kind });
+  }
+
+  private message(message: Message): void {
+    switch (message.kind) {
+      case 'Welcome':
+        this.handshake.send({ type: 'recv.Welcome', payload: message.payload });
+        return;
+      case 'Kicked':
+        this.handshake.send({ type: 'recv.Kicked', payload: message.payload });
+        return;
+    }
+    if (!this.joined) return this.drop('message before Welcome', 0);
+    switch (message.kind) {
+      case 'Ping':
+        this.send('Pong', { n: message.payload.n, w: this.ports.wallClock() });
+        if (message.payload.rtt) this.updateRtt(message.payload.rtt);
+        return;
+      case 'Permissions':
+        this.permissions = message.payload;
+        this.notify({ type: 'permissions', permissions: message.payload });
+        this.notify({ type: 'game', message });
+        return;
+      case 'Chat': {
+        const { from = 0, name = '?', text, level } = message.payload;
+        this.notify({ type: 'chat', from, name, text, ...(level ? { level } : {}) });
+        this.notify({ type: 'game', message });
+        return;
+      }
+      case 'PlayerJoined': {
+        const p = message.payload.player;
+        this.roster.set(p.id, { ...p, away: false });
+        this.notifyRoster();
+        this.notify({ type: 'game', message });
+        return;
+      }
+      case 'PlayerLeft': {
+        const { id, away } = message.payload;
+        const row = this.roster.get(id);
+        if (away && row) this.roster.set(id, { ...row, away: true });
+        else this.roster.delete(id);
+        this.notifyRoster();
+        this.notify({ type: 'game', message });
+        return;
+      }
+      default:
+        this.notify({ type: 'game', message });
+    }
+  }
+
+  private welcomed(welcome: Payloads['Welcome']): void {
+    if (this.sealer) return; // a second Welcome never replaces the sealer (the chart drops it anyway)
+    this.you = welcome.you;
+    this.sealer = new Sealer(this.ports.crypto.aesGcm(this.options.key), welcome.you);
+    this.conn?.markJoined();
+    this.roster = new Map(welcome.players.map((p) => [p.id, { ...p, away: false }]));
+    this.ports.log({ msg: 'joined', you: welcome.you, hostName: welcome.hostName, players: welcome.players.length });
+    this.notify({ type: 'welcomed', you: welcome.you, hostName: welcome.hostName, players: welcome.players });
+    this.notify({ type: 'game', message: { kind: 'Welcome', payload: welcome } });
+    this.notifyRoster();
+  }
+
+  private ended(reason: string, detail?: string): void {
+    this.ports.log({ msg: 'session ended', reason, detail });
+    this.conn?.close(reason);
+    this.notify({ type: 'ended', reason, ...(detail ? { detail } : {}) });
+  }
+
+  private updateRtt(rtt: Record<string, number>): void {
+    this.lastRtt = rtt;
+    this.notify({ type: 'rtt', rtt });
+  }
+
+  /** Sends a message sealed with our id; false before Welcome or after the end. */
+  send<K extends KindName>(kind: K, payload: Payloads[K]): boolean {
+    if (!this.sealer || !this.conn || this.conn.closeReason !== undefined) return false;
+    this.conn.write(sealedFrame(this.sealer, kind, payload));
+    return true;
+  }
+
+  chat(text: string): boolean {
+    return this.send('Chat', { text }); // from and name are the host's to set
+  }
+
+  /** Leaves on purpose: Leave, then the connection closes. */
+  leave(): void {
+    if (this.send('Leave', {})) this.conn?.close('left');
+    else this.conn?.close('left');
+  }
+
+  players(): RosterRow[] {
+    return [...this.roster.values()]
+      .sort((a, b) => a.id - b.id)
+      .map((p) => {
+        const rtt = this.lastRtt[String(p.id)];
+        return rtt === undefined ? p : { ...p, rtt };
+      });
+  }
+
+  private notify(notice: PlayerNotice): void {
+    for (const listener of this.listeners) listener(notice);
+  }
+
+  private notifyRoster(): void {
+    this.notify({ type: 'roster', players: this.players() });
+  }
+}

@@ -1,0 +1,39 @@
+// The actors' one path between typed messages and frames: encode + seal on the way out, open + decode on the
+// way in (DESIGN.md "data flows one way through the layers"). Shared by the host's and the player's session.
+import { encodeUnsealedFrame, UNASSIGNED_SENDER, type Frame } from '../protocol/frame.ts';
+import { Kind, decodePayload, encodePayload, kindName, type KindName, type Payloads } from '../protocol/messages/index.ts';
+import type { Opener, Sealer } from '../protocol/seal.ts';
+
+/** Any message as a typed pair: its kind's name and its payload. */
+export type Message = { [K in KindName]: { kind: K; payload: Payloads[K] } }[KindName];
+
+/** An unsealed handshake frame (Challenge, Join, Reject) from the unassigned sender. */
+export function unsealedFrame<K extends 'Challenge' | 'Join' | 'Reject'>(kind: K, payload: Payloads[K]): Uint8Array {
+  return encodeUnsealedFrame(Kind[kind], UNASSIGNED_SENDER, encodePayload(kind, payload));
+}
+
+export function sealedFrame<K extends KindName>(sealer: Sealer, kind: K, payload: Payloads[K]): Uint8Array {
+  return sealer.seal(Kind[kind], encodePayload(kind, payload));
+}
+
+export type Inbound =
+  | { ok: true; message: Message }
+  | { ok: false; why: 'unknown-kind' | 'not-decoded'; kind: number; detail: string };
+
+/** Decodes a payload of a known kind; unknown kinds and bad payloads come back as reasons, never throws. */
+export function decodeMessage(kind: number, payload: Uint8Array): Inbound {
+  const name = kindName(kind);
+  if (!name) return { ok: false, why: 'unknown-kind', kind, detail: `kind ${kind}` };
+  const decoded = decodePayload(name, payload);
+  if (!decoded.ok) return { ok: false, why: 'not-decoded', kind, detail: decoded.reason };
+  return { ok: true, message: { kind: name, payload: decoded.value } as Message };
+}
+
+export type Opened = Inbound | { ok: false; why: 'short' | 'tag' | 'replay'; kind: number; detail: string };
+
+/** Opens a sealed frame and decodes its payload. */
+export function openMessage(opener: Opener, frame: Frame): Opened {
+  const opened = opener.open(frame);
+  if (!opened.ok) return { ok: false, why: opened.reason, kind: frame.header.kind, detail: opened.reason };
+  return decodeMessage(frame.header.kind, opened.payload);
+}

@@ -1,0 +1,117 @@
+// `feverlink3 host --listen HOST:PORT [--name NAME] [--password PW] [--max-players N] [--session-dir DIR]
+// [--verbose]`: hosts a session over TCP, prints `join code: <CODE>` for the address actually bound, and runs
+// until SIGINT/SIGTERM, closing every connection with a reason. Lines typed are chat; /commands act.
+import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { HostSession } from '../../../actors/host/hostSession.ts';
+import { encodeJoinCode, type Endpoint } from '../../../protocol/joinCode.ts';
+import { deriveSessionKey } from '../../../protocol/keys.ts';
+import { parsePlayerSet } from '../../../machines/rules/permissions.ts';
+import { realClock } from '../../clock.ts';
+import { nodeCrypto } from '../../crypto/nodeCrypto.ts';
+import { createLog } from '../../log.ts';
+import { listenTcp } from '../../transport/tcp.ts';
+import { parseHostPort, sessionDir } from '../sessionDir.ts';
+import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
+
+const HELP = `commands: /players  /kick ID [why]  /perm build|bulldoze|spend|speed|other everyone|host|ID,ID  /quit
+anything else is chat`;
+
+/** The endpoints a join code names: the bound address, or every external interface for a wildcard bind. */
+export function joinEndpoints(host: string, port: number): Endpoint[] {
+  if (host !== '0.0.0.0' && host !== '::') return [{ host, port }];
+  const found: Endpoint[] = [];
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) {
+      if (a.internal || (host === '0.0.0.0' && a.family !== 'IPv4')) continue;
+      if (a.family === 'IPv6' && a.address.startsWith('fe80')) continue;
+      found.push({ host: a.address, port });
+    }
+  }
+  found.push({ host: '127.0.0.1', port });
+  return found.slice(0, 8);
+}
+
+export async function run(args: readonly string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      listen: { type: 'string', default: '127.0.0.1:0' },
+      name: { type: 'string', default: 'host' },
+      password: { type: 'string' },
+      'max-players': { type: 'string', default: '8' },
+      'session-dir': { type: 'string' },
+      verbose: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const listen = parseHostPort(values.listen);
+  const maxPlayers = Number(values['max-players']);
+  if (!listen) return usage(`--listen: expected HOST:PORT, got "${values.listen}"`);
+  if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 64) return usage('--max-players: expected 1..64');
+
+  const dir = sessionDir(values['session-dir'], 'host');
+  const { log, flush } = createLog({ file: join(dir, 'launcher.log'), pretty: values.verbose, base: { role: 'host' } });
+  const secret = nodeCrypto.randomBytes(16);
+  const key = await deriveSessionKey(nodeCrypto, secret, values.password);
+  const listener = await listenTcp({ host: listen.host, port: listen.port, clock: realClock, log });
+  const host = new HostSession({ hostName: values.name, key, maxPlayers }, { crypto: nodeCrypto, clock: realClock, wallClock: Date.now, log });
+  host.attach(listener);
+
+  const code = encodeJoinCode({ created: Math.floor(Date.now() / 1000), secret, endpoints: joinEndpoints(listener.host, listener.port) });
+  say(`listening on ${listener.host}:${listener.port}`);
+  say(`join code: ${code}`);
+  say(`session folder: ${dir}`);
+  log({ msg: 'hosting', host: listener.host, port: listener.port, maxPlayers, password: values.password !== undefined });
+
+  const printRtt = rttPrinter(10_000, Date.now);
+  host.on((n) => {
+    if (n.type === 'joined') say(`${n.name} joined (id ${n.id})`);
+    else if (n.type === 'left') say(n.away ? `${n.name} dropped (slot held)` : `${n.name} left`);
+    else if (n.type === 'chat') say(formatChat(n.name, n.text, n.level));
+    else if (n.type === 'roster') say(`players: ${formatRoster(n.players)}`);
+    else if (n.type === 'rtt') printRtt(host.players());
+  });
+  const stopReading = readLines((line) => command(host, line));
+
+  const signal = await untilSignal();
+  say(`stopping (${signal})`);
+  log({ msg: 'stopping', signal });
+  host.stop('shutdown');
+  await listener.close('shutdown');
+  stopReading();
+  flush();
+  return 0;
+}
+
+function command(host: HostSession, line: string): void {
+  if (!line.startsWith('/')) return host.chat(line);
+  const [verb, ...rest] = line.slice(1).split(/\s+/);
+  switch (verb) {
+    case 'players':
+      return say(`players: ${formatRoster(host.players())}`);
+    case 'kick': {
+      const id = Number(rest[0]);
+      if (!host.connectedIds().includes(id)) return say(`no connected player ${rest[0] ?? ''}`);
+      return host.kick(id, 'kicked', rest.slice(1).join(' ') || undefined);
+    }
+    case 'perm': {
+      const what = rest[0];
+      const set = parsePlayerSet(rest[1] ?? '');
+      if (!what || !['build', 'bulldoze', 'spend', 'speed', 'other'].includes(what) || !set) return say(HELP);
+      host.setPermissions({ ...host.currentPermissions(), [what]: set });
+      return say(`permissions: ${JSON.stringify(host.currentPermissions())}`);
+    }
+    case 'quit':
+      process.kill(process.pid, 'SIGTERM');
+      return;
+    default:
+      return say(HELP);
+  }
+}
+
+function usage(problem: string): number {
+  process.stderr.write(`feverlink3 host: ${problem}\nusage: feverlink3 host --listen HOST:PORT [--name NAME] [--password PW] [--max-players N]\n`);
+  return 2;
+}
