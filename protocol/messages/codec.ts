@@ -3,6 +3,7 @@
 // bytes give a reason naming the kind and, where there is one, the field.
 
 import { fromUtf8, utf8 } from '../bytes.ts';
+import { isKindName } from './kinds.ts';
 import type { KindName } from './kinds.ts';
 import { LIMITS } from './limits.ts';
 import type { DecodeResult } from './schema.ts';
@@ -14,8 +15,8 @@ import type { Payloads } from './table.ts';
  * dropped; the result is built afresh, field by field.
  */
 export function validatePayload<K extends KindName>(kind: K, value: unknown): DecodeResult<Payloads[K]> {
+  if (!isKindName(kind)) return { ok: false, reason: `${String(kind).slice(0, 40)}: unknown kind` };
   const schema = SCHEMAS[kind];
-  if (schema === undefined) return { ok: false, reason: `${String(kind)}: unknown kind` };
   try {
     return schema.check(value, kind);
   } catch {
@@ -26,6 +27,7 @@ export function validatePayload<K extends KindName>(kind: K, value: unknown): De
 
 /** Payload bytes → UTF-8 JSON → the validated, typed payload of `kind`. Never throws. */
 export function decodePayload<K extends KindName>(kind: K, bytes: Uint8Array): DecodeResult<Payloads[K]> {
+  if (!isKindName(kind)) return { ok: false, reason: `${String(kind).slice(0, 40)}: unknown kind` };
   if (bytes.length > LIMITS.payloadBytes) return { ok: false, reason: `${kind}: larger than ${LIMITS.payloadBytes} bytes` };
   const text = fromUtf8(bytes);
   if (text === undefined) return { ok: false, reason: `${kind}: not UTF-8` };

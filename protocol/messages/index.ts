@@ -1,7 +1,7 @@
 // The message layer's entry: kinds, who may send what, payload types and schemas, and the JSON codec
 // (spec: wire-protocol.txt "Who may send what", "Handshake", "Frame"). Import from here.
 
-export { Kind, KIND_NAMES, DIRECTION, kindName, isSealedKind, playerMaySend } from './kinds.ts';
+export { Kind, KIND_NAMES, DIRECTION, kindName, isKindName, isSealedKind, playerMaySend } from './kinds.ts';
 export type { KindName, KindCode } from './kinds.ts';
 export { LIMITS } from './limits.ts';
 export type { DecodeResult, JsonValue, Schema } from './schema.ts';

@@ -53,6 +53,11 @@ export function kindName(code: number): KindName | undefined {
   return NAME_BY_CODE.get(code);
 }
 
+/** Whether `name` is a kind's name (an own key of Kind: "constructor" or "__proto__" are not). */
+export function isKindName(name: unknown): name is KindName {
+  return typeof name === 'string' && Object.hasOwn(Kind, name);
+}
+
 /** The three handshake kinds travel unsealed. */
 const UNSEALED = new Set<number>([Kind.Challenge, Kind.Join, Kind.Reject]);
 

@@ -18,14 +18,16 @@ export const LIMITS = {
   displayNameChars: 38,
   /** FeverLink3 and mod version strings. */
   versionChars: 64,
-  /** Free-text details (Reject/Kicked detail, SaveDone, ReplayFailed, ActionRefused). */
+  /** Free-text details (Reject/Kicked detail, SaveDone, ReplayFailed, ActionRefused): longer ones are cut. */
   detailChars: 1000,
   /** Reason tokens (Reject/Kicked reason). */
   reasonChars: 64,
   /** ReportRequest.note. */
   noteChars: 1000,
-  /** Save names (Hello.save, ResyncSave/ResyncLoad name). */
+  /** Save names the host chooses (ResyncSave/ResyncLoad name). */
   saveNameChars: 128,
+  /** Hello.save, the save a game loaded (a name or a path). */
+  pathChars: 1024,
   /** Mod ids and capability names. */
   idChars: 128,
   /** Entries of a mod list (Join.mods, SaveDone.mods, each list of a mod difference). */

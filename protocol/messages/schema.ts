@@ -56,8 +56,7 @@ function put(target: object, key: string, value: unknown): void {
 
 /** A key as it appears in a reason: quoted, control characters escaped, at most 40 characters. */
 export function showKey(key: string): string {
-  const shown = JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
-  return shown;
+  return JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
 }
 
 // ---- scalars -------------------------------------------------------------------------------------------------
@@ -149,6 +148,28 @@ export function str(options: StrOptions): Schema<string> {
       if (noControl && CONTROL.test(v)) return fail(path, 'has a control character');
       if (pattern && !pattern.test(v)) return fail(path, patternReason);
       return ok(v);
+    },
+    toJson: (v) => v,
+  };
+}
+
+/**
+ * Free text that is cut, not refused, when it is longer than `max` code points (details a game or host writes
+ * for people: losing a ReplayFailed or a verdict over a long message would cost more than a shorter message).
+ */
+export function clip(max: number): Schema<string> {
+  return {
+    check(v, path) {
+      if (typeof v !== 'string') return fail(path, 'expected a string');
+      if (LONE_SURROGATE.test(v)) return fail(path, 'has a lone surrogate (not Unicode text)');
+      if (v.length <= max || codePoints(v, max) <= max) return ok(v);
+      let cut = '';
+      let n = 0;
+      for (const c of v) {
+        if (++n > max) break;
+        cut += c;
+      }
+      return ok(cut);
     },
     toJson: (v) => v,
   };
@@ -356,32 +377,34 @@ export function json(options: JsonOptions): Schema<JsonValue> {
     check(v, path) {
       let budget = maxBytes;
       let problem: string | undefined;
+      /** Records why the value is refused; `undefined` unwinds the copy. */
+      const refuse = (why: string): undefined => {
+        problem = why;
+        return undefined;
+      };
+      const tooLarge = `larger than ${maxBytes} bytes`;
       const copy = (x: unknown, depth: number): JsonValue | undefined => {
         if (x === null) {
           budget -= 4;
           return null;
         }
-        switch (typeof x) {
-          case 'boolean':
-            budget -= 5;
-            return x;
-          case 'number':
-            if (!Number.isFinite(x)) return (problem = 'has a number JSON cannot carry'), undefined;
-            budget -= 8;
-            return x;
-          case 'string':
-            budget -= x.length + 2;
-            if (budget < 0) return (problem = `larger than ${maxBytes} bytes`), undefined;
-            return x;
-          case 'object':
-            break;
-          default:
-            return (problem = `has a ${typeof x}, not JSON`), undefined;
+        if (typeof x === 'boolean') {
+          budget -= 5;
+          return x;
         }
-        if (depth >= maxDepth) return (problem = `nested deeper than ${maxDepth}`), undefined;
+        if (typeof x === 'number') {
+          budget -= 8;
+          return Number.isFinite(x) ? x : refuse('has a number JSON cannot carry');
+        }
+        if (typeof x === 'string') {
+          budget -= x.length + 2;
+          return budget < 0 ? refuse(tooLarge) : x;
+        }
+        if (typeof x !== 'object') return refuse(`has a ${typeof x}, not JSON`);
+        if (depth >= maxDepth) return refuse(`nested deeper than ${maxDepth}`);
         if (Array.isArray(x)) {
           budget -= 2 + x.length;
-          if (budget < 0) return (problem = `larger than ${maxBytes} bytes`), undefined;
+          if (budget < 0) return refuse(tooLarge);
           const out: JsonValue[] = [];
           for (let i = 0; i < x.length; i++) {
             const item = copy(x[i], depth + 1);
@@ -390,13 +413,14 @@ export function json(options: JsonOptions): Schema<JsonValue> {
           }
           return out;
         }
-        if (!isPlainObject(x) || (Object.getPrototypeOf(x) !== Object.prototype && Object.getPrototypeOf(x) !== null)) {
-          return (problem = 'has an object that is not plain JSON'), undefined;
+        const proto: unknown = Object.getPrototypeOf(x);
+        if (!isPlainObject(x) || (proto !== Object.prototype && proto !== null)) {
+          return refuse('has an object that is not plain JSON');
         }
         const out: { [key: string]: JsonValue } = {};
         for (const key of Object.keys(x)) {
           budget -= key.length + 4;
-          if (budget < 0) return (problem = `larger than ${maxBytes} bytes`), undefined;
+          if (budget < 0) return refuse(tooLarge);
           const item = copy(own(x, key), depth + 1);
           if (item === undefined) return undefined;
           put(out, key, item);
@@ -404,7 +428,7 @@ export function json(options: JsonOptions): Schema<JsonValue> {
         return out;
       };
       const value = copy(v, 0);
-      if (value === undefined || budget < 0) return fail(path, problem ?? `larger than ${maxBytes} bytes`);
+      if (value === undefined || budget < 0) return fail(path, problem ?? tooLarge);
       return ok(value);
     },
     toJson: (v) => v,

@@ -4,9 +4,9 @@
 // a game sends the message without them.
 
 import { LIMITS } from '../limits.ts';
-import { bool, json, obj, oneOf, opt, str } from '../schema.ts';
+import { bool, json, lenient, obj, oneOf, opt, str } from '../schema.ts';
 import type { JsonValue, Schema } from '../schema.ts';
-import { counter, displayName, gameTime, hopField, playerId, text } from './common.ts';
+import { counter, detail, displayName, gameTime, hopField, playerId, text } from './common.ts';
 import type { Hop } from './common.ts';
 
 /** The categories the host normalises Action.category to (any other value counts as "other"). */
@@ -29,7 +29,8 @@ export interface ActionPayload {
   seq: number;
   /** The action record: any JSON value but null, kept as sent. */
   body: JsonValue;
-  /** As sent: any string; the host overwrites it with an ActionCategory on relay. */
+  /** As sent: any string (one that is not a string of ≤ 64 code points is dropped, i.e. "other"); the host
+   *  overwrites it with an ActionCategory on relay. */
   category?: string;
   /** Set by the host: the originating game. */
   from?: number;
@@ -88,6 +89,7 @@ export interface ActionRefusedPayload {
   from: number;
   detail?: string;
   applied?: boolean;
+  /** An unknown class is dropped, not refused: the verdict itself still counts. */
   class?: VerdictClass;
   /** The engine threw after it had the command: this game's world may be partly built. */
   partial?: boolean;
@@ -97,7 +99,7 @@ export const actionSchema: Schema<ActionPayload> = obj({
   stamp: opt(gameTime()),
   seq: counter(),
   body: json({ maxDepth: LIMITS.bodyDepth, maxBytes: LIMITS.payloadBytes }),
-  category: opt(str({ max: LIMITS.categoryChars })),
+  category: lenient(str({ max: LIMITS.categoryChars })),
   from: opt(playerId()),
   allowed: opt(bool()),
   pause: opt(bool()),
@@ -133,8 +135,8 @@ export const buildCommitSchema: Schema<BuildCommitPayload> = obj({
 export const actionRefusedSchema: Schema<ActionRefusedPayload> = obj({
   seq: counter(),
   from: playerId(),
-  detail: opt(text(LIMITS.detailChars)),
+  detail: opt(detail()),
   applied: opt(bool()),
-  class: opt(oneOf(...VERDICT_CLASSES)),
+  class: lenient(oneOf(...VERDICT_CLASSES)),
   partial: opt(bool()),
 });

@@ -5,7 +5,7 @@
 import { LIMITS } from '../limits.ts';
 import { arr, bool, int, num, obj, opt, rec, sha256Hex, str } from '../schema.ts';
 import type { Schema } from '../schema.ts';
-import { chunk, counter, gameTime, identifier, saveName, text } from './common.ts';
+import { chunk, counter, detail, gameTime, identifier, saveName } from './common.ts';
 import type { ChunkPayload } from './common.ts';
 
 /** ChecksumRequest 15, host → all. */
@@ -136,8 +136,8 @@ export const checksumReportSchema: Schema<ChecksumReportPayload> = obj({
 export const saveDoneSchema: Schema<SaveDonePayload> = obj({
   id: counter(),
   ok: bool(),
-  detail: opt(text(LIMITS.detailChars)),
+  detail: opt(detail()),
   mods: opt(arr(identifier(), { max: LIMITS.maxMods })),
 });
 
-export const replayFailedSchema: Schema<ReplayFailedPayload> = obj({ detail: text(LIMITS.detailChars) });
+export const replayFailedSchema: Schema<ReplayFailedPayload> = obj({ detail: detail() });

@@ -2,7 +2,7 @@
 // (spec: "Who may send what", "Resync round/Bounds", "Latency stamps"; lockstep.md "Units").
 
 import { LIMITS } from '../limits.ts';
-import { arr, bytes, int, lenient, num, obj, oneOf, refine, sha256Hex, str, uint } from '../schema.ts';
+import { arr, bytes, clip, int, lenient, num, obj, oneOf, refine, sha256Hex, str, uint } from '../schema.ts';
 import type { OptionalSchema, Schema } from '../schema.ts';
 
 /** A player id: 0 = the host's own game, 1..65534 a player. */
@@ -28,8 +28,10 @@ export const displayName = (): Schema<string> =>
   str({ min: 1, max: LIMITS.displayNameChars, noControl: true, pattern: /\S/u, patternReason: 'blank' });
 /** A version string ("0.1"). */
 export const version = (): Schema<string> => str({ min: 1, max: LIMITS.versionChars, noControl: true });
-/** Free text for people (details, notes): any Unicode text within the bound. */
+/** Free text for people (notes, why): any Unicode text within the bound, refused beyond it. */
 export const text = (max: number): Schema<string> => str({ max });
+/** A detail for logs and windows: Unicode text, cut at LIMITS.detailChars. */
+export const detail = (): Schema<string> => clip(LIMITS.detailChars);
 /** A mod id or capability name. */
 export const identifier = (): Schema<string> => str({ min: 1, max: LIMITS.idChars, noControl: true });
 /** A save name: no control characters, no path separators, not "." or "..". */

@@ -4,7 +4,7 @@
 import { LIMITS } from '../limits.ts';
 import { arr, bytes, obj, opt, str, uint } from '../schema.ts';
 import type { Schema } from '../schema.ts';
-import { counter, identifier, joinerId, joinName, text, version } from './common.ts';
+import { counter, detail, identifier, joinerId, joinName, version } from './common.ts';
 
 /** The reasons a host rejects a connection with (spec: "Reject reasons"). */
 export const REJECT_REASONS = ['bad-proof', 'version', 'mods', 'full', 'malformed', 'flood', 'timeout'] as const;
@@ -113,7 +113,7 @@ export const rejectSchema: Schema<RejectPayload> = obj({
     pattern: /^[a-z0-9][a-z0-9-]*$/,
     patternReason: 'not a reason token (lower-case letters, digits, dashes)',
   }),
-  detail: opt(text(LIMITS.detailChars)),
+  detail: opt(detail()),
   mods: opt(
     obj({
       missing: modList(),

@@ -1,15 +1,17 @@
 // Lockstep clock payloads: PeerClock 12, Hello 30, Clock 31, SpeedRequest 32
 // (spec: "Who may send what", "Latency stamps"; lockstep.md "The game's clock line").
 
-import { bool, obj, opt } from '../schema.ts';
+import { LIMITS } from '../limits.ts';
+import { bool, lenient, obj, opt } from '../schema.ts';
 import type { Schema } from '../schema.ts';
-import { counter, gameTime, hopField, playerId, saveName, speed, steps } from './common.ts';
+import { counter, gameTime, hopField, playerId, speed, steps, text } from './common.ts';
 import type { Hop, Speed } from './common.ts';
 
 /** Hello 30, game → host: the game is loaded and stands at `time` (game ms). */
 export interface HelloPayload {
   time: number;
-  /** The save it loaded. */
+  /** The save it loaded (a name or a path; dropped, not refused, when it is not a string of ≤ 1024 code
+   *  points: a Hello must never be lost over it). */
   save?: string;
 }
 
@@ -51,7 +53,7 @@ export interface SpeedRequestPayload {
   speed: Speed;
 }
 
-export const helloSchema: Schema<HelloPayload> = obj({ time: gameTime(), save: opt(saveName()) });
+export const helloSchema: Schema<HelloPayload> = obj({ time: gameTime(), save: lenient(text(LIMITS.pathChars)) });
 
 export const clockSchema: Schema<ClockPayload> = obj({
   t: gameTime(),
