@@ -1,0 +1,75 @@
+// Players and slots as pure rules: ids never reused, names unique case-insensitively, full with away count.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import * as roster from '../../../machines/rules/roster.ts';
+
+describe('roster rules', () => {
+  it('hands out ids from 1 in join order and never twice', () => {
+    let r = roster.createRoster('host', 8);
+    const a = roster.admitPlayer(r, 'a');
+    if (!a.ok) throw new Error('a');
+    r = roster.releaseSlot(a.roster, a.player.id);
+    const b = roster.admitPlayer(r, 'b');
+    expect(a.player.id).toBe(1);
+    expect(b.ok && b.player.id).toBe(2);
+  });
+
+  it('makes a clashing name name#id, case-insensitively, and keeps an away name taken', () => {
+    let r = roster.createRoster('Host', 8);
+    const a = roster.admitPlayer(r, 'alice');
+    if (!a.ok) throw new Error();
+    r = roster.markAway(a.roster, 1);
+    const b = roster.admitPlayer(r, 'ALICE');
+    expect(b.ok && b.player.name).toBe('ALICE#2');
+    const h = roster.admitPlayer(r, 'host');
+    expect(h.ok && h.player.name).toBe('host#2');
+  });
+
+  it('counts the host game in maxPlayers and names the away players in full', () => {
+    let r = roster.createRoster('host', 3);
+    for (const name of ['a', 'b']) {
+      const d = roster.admitPlayer(r, name);
+      if (!d.ok) throw new Error(name);
+      r = d.roster;
+    }
+    r = roster.markAway(r, 2);
+    expect(roster.admitPlayer(r, 'c')).toEqual({ ok: false, reason: 'full', detail: '3 players, 1 of them away' });
+  });
+
+  it('answers full after 65 534 ids', () => {
+    const r = { ...roster.createRoster('host', 8), nextId: roster.MAX_PLAYER_ID };
+    const last = roster.admitPlayer(r, 'x');
+    expect(last.ok && last.player.id).toBe(65_534);
+    if (!last.ok) return;
+    const next = roster.admitPlayer(roster.releaseSlot(last.roster, 65_534), 'y');
+    expect(next).toMatchObject({ ok: false, reason: 'full' });
+  });
+
+  it('property: ids strictly increase, held slots never exceed maxPlayers - 1, names stay unique', () => {
+    const op = fc.oneof(
+      fc.record({ t: fc.constant('join' as const), name: fc.constantFrom('a', 'A', 'b', 'host', 'c') }),
+      fc.record({ t: fc.constantFrom('away' as const, 'leave' as const, 'back' as const), id: fc.integer({ min: 1, max: 12 }) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 8 }), fc.array(op, { maxLength: 60 }), (max, ops) => {
+        let r = roster.createRoster('host', max);
+        let lastId = 0;
+        for (const o of ops) {
+          if (o.t === 'join') {
+            const d = roster.admitPlayer(r, o.name);
+            if (d.ok) {
+              expect(d.player.id).toBeGreaterThan(lastId);
+              lastId = d.player.id;
+              r = d.roster;
+            }
+          } else if (o.t === 'away') r = roster.markAway(r, o.id);
+          else if (o.t === 'back') r = roster.markConnected(r, o.id);
+          else r = roster.releaseSlot(r, o.id);
+          expect(r.players.size).toBeLessThanOrEqual(max - 1);
+          const names = [r.hostName, ...[...r.players.values()].map((p) => p.name)].map((n) => n.toLowerCase());
+          expect(new Set(names).size).toBe(names.length);
+        }
+      }),
+    );
+  });
+});

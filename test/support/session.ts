@@ -1,0 +1,190 @@
+// Test harness for the session core over real TCP on 127.0.0.1: a host (HostSession + listenTcp), players
+// (PlayerSession + connectTcp), and a raw client that speaks the protocol by hand for hostile cases.
+import { connect, type Socket } from 'node:net';
+import { SimulatedClock } from 'xstate';
+import { HostSession, type HostNotice, type HostOptions } from '../../actors/host/hostSession.ts';
+import { PlayerSession, type PlayerNotice, type PlayerOptions } from '../../actors/player/playerSession.ts';
+import type { Clock, Listener, LogFn, TransportLimits } from '../../actors/ports.ts';
+import { decodeMessage, openMessage, sealedFrame, unsealedFrame, type Message } from '../../actors/wire.ts';
+import { realClock } from '../../adapters/clock.ts';
+import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
+import { connectTcp, listenTcp } from '../../adapters/transport/tcp.ts';
+import { FrameDecoder, type Frame } from '../../protocol/frame.ts';
+import { joinProof } from '../../protocol/keys.ts';
+import type { KindName, Payloads } from '../../protocol/messages/index.ts';
+import { Opener, Sealer } from '../../protocol/seal.ts';
+
+export const KEY = new Uint8Array(32).map((_, i) => i + 1);
+
+/** Polls `probe` until it returns a value that is not undefined/false; fails after `ms` of real time. */
+export async function waitFor<T>(probe: () => T | undefined | false, ms = 5000, what = 'condition'): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export interface LogEntry { msg: string; [k: string]: unknown }
+
+export interface TestHost {
+  host: HostSession;
+  listener: Listener;
+  port: number;
+  notices: HostNotice[];
+  logs: LogEntry[];
+  /** The host session's clock: simulated unless the test asked for the real one. */
+  clock: SimulatedClock | Clock;
+  close(): Promise<void>;
+}
+
+export async function startHost(
+  options: Partial<HostOptions> = {},
+  setup: { limits?: Partial<TransportLimits>; realClock?: boolean; transportClock?: Clock } = {},
+): Promise<TestHost> {
+  const logs: LogEntry[] = [];
+  const log: LogFn = (e) => logs.push(e);
+  const clock = setup.realClock ? realClock : new SimulatedClock();
+  const listener = await listenTcp({ host: '127.0.0.1', port: 0, limits: setup.limits, clock: setup.transportClock ?? realClock, log });
+  const host = new HostSession(
+    { hostName: 'host', key: KEY, ...options },
+    { crypto: nodeCrypto, clock, wallClock: () => clock.now(), log },
+  );
+  host.attach(listener);
+  const notices: HostNotice[] = [];
+  host.on((n) => notices.push(n));
+  return {
+    host,
+    listener,
+    port: listener.port,
+    notices,
+    logs,
+    clock,
+    close: async () => {
+      host.stop('test over');
+      await listener.close('test over');
+    },
+  };
+}
+
+export interface TestPlayer {
+  player: PlayerSession;
+  notices: PlayerNotice[];
+  logs: LogEntry[];
+  games(): Message[];
+  ended(): PlayerNotice & { type: 'ended' } | undefined;
+}
+
+/** Joins with a PlayerSession over TCP; resolves once the connection is open (not yet welcomed). */
+export async function joinPlayer(port: number, name: string, options: Partial<PlayerOptions> = {}): Promise<TestPlayer> {
+  const logs: LogEntry[] = [];
+  const log: LogFn = (e) => logs.push(e);
+  const conn = await connectTcp({ host: '127.0.0.1', port, clock: realClock, log });
+  const player = new PlayerSession({ name, key: KEY, ...options }, { crypto: nodeCrypto, clock: realClock, wallClock: Date.now, log });
+  const notices: PlayerNotice[] = [];
+  player.on((n) => notices.push(n));
+  player.connect(conn);
+  return {
+    player,
+    notices,
+    logs,
+    games: () => notices.flatMap((n) => (n.type === 'game' ? [n.message] : [])),
+    ended: () => notices.find((n): n is PlayerNotice & { type: 'ended' } => n.type === 'ended'),
+  };
+}
+
+/** Joins and waits for the Welcome. */
+export async function joinedPlayer(port: number, name: string, options: Partial<PlayerOptions> = {}): Promise<TestPlayer> {
+  const p = await joinPlayer(port, name, options);
+  await waitFor(() => p.player.joined || p.ended(), 5000, `${name} to join`);
+  if (!p.player.joined) throw new Error(`${name} was not welcomed: ${JSON.stringify(p.ended())}`);
+  return p;
+}
+
+/** A client that speaks the protocol by hand over a raw socket (for hostile and spoofing cases). */
+export class RawClient {
+  readonly socket: Socket;
+  readonly frames: Frame[] = [];
+  closed = false;
+  private readonly decoder = new FrameDecoder();
+  sealer: Sealer | undefined;
+  readonly opener = new Opener(nodeCrypto.aesGcm(KEY));
+  you: number | undefined;
+
+  private constructor(socket: Socket) {
+    this.socket = socket;
+    socket.on('data', (chunk) => {
+      try {
+        this.frames.push(...this.decoder.push(chunk));
+      } catch {
+        socket.destroy();
+      }
+    });
+    socket.on('close', () => (this.closed = true));
+    socket.on('error', () => (this.closed = true));
+  }
+
+  static open(port: number, localAddress = '127.0.0.1'): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port, localAddress }, () => resolve(new RawClient(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  write(bytes: Uint8Array): void {
+    if (!this.socket.destroyed) this.socket.write(bytes);
+  }
+
+  /** Waits for the Challenge, answers with a Join (proof under KEY unless told otherwise), waits for Welcome. */
+  async join(name: string, options: { key?: Uint8Array; version?: string } = {}): Promise<Payloads['Welcome']> {
+    const challenge = await waitFor(() => this.frames.find((f) => f.header.kind === 1), 3000, 'challenge');
+    const decoded = decodeMessage(1, challenge.body);
+    if (!decoded.ok || decoded.message.kind !== 'Challenge') throw new Error('bad challenge');
+    const proof = joinProof(nodeCrypto, options.key ?? KEY, decoded.message.payload.nonce, name);
+    this.write(unsealedFrame('Join', { name, version: options.version ?? '0.1', proof }));
+    const welcome = await waitFor(() => this.messages().find((m) => m.kind === 'Welcome') ?? (this.closed ? 'closed' : undefined), 3000, 'welcome');
+    if (welcome === 'closed') throw new Error('closed before Welcome');
+    const payload = (welcome as { payload: Payloads['Welcome'] }).payload;
+    this.you = payload.you;
+    this.sealer = new Sealer(nodeCrypto.aesGcm(KEY), payload.you);
+    return payload;
+  }
+
+  /** Every sealed message from the host so far, opened (each frame opened once). */
+  private opened: Message[] = [];
+  private openedUpTo = 0;
+  messages(): Message[] {
+    for (; this.openedUpTo < this.frames.length; this.openedUpTo++) {
+      const f = this.frames[this.openedUpTo]!;
+      if (f.header.kind <= 3) continue;
+      const m = openMessage(this.opener, f);
+      if (m.ok) this.opened.push(m.message);
+    }
+    return this.opened;
+  }
+
+  /** A Reject the host sent, if any. */
+  reject(): Payloads['Reject'] | undefined {
+    const f = this.frames.find((x) => x.header.kind === 3);
+    if (!f) return undefined;
+    const d = decodeMessage(3, f.body);
+    return d.ok && d.message.kind === 'Reject' ? d.message.payload : undefined;
+  }
+
+  sealed<K extends KindName>(kind: K, payload: Payloads[K]): Uint8Array {
+    if (!this.sealer) throw new Error('not joined');
+    return sealedFrame(this.sealer, kind, payload);
+  }
+
+  send<K extends KindName>(kind: K, payload: Payloads[K]): Uint8Array {
+    const bytes = this.sealed(kind, payload);
+    this.write(bytes);
+    return bytes;
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}
