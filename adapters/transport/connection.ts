@@ -1,0 +1,267 @@
+// One framed TCP connection behind the Connection port (actors/ports.ts). Implements the per-connection
+// limits of spec wire-protocol.txt "Frame" and "Handshake" (length bounds before allocation, 4096-byte
+// frames until joined, 1000 frames and 1 MiB per second, 10 s write timeout) and lockstep.md "Limits".
+// Nothing a peer sends ends the process: every socket event is contained, the first close reason wins.
+import type { Socket } from 'node:net';
+import type { Clock, Connection, LogFn, TransportLimits, ViolationReason } from '../../actors/ports.ts';
+import { FrameDecoder, FrameError, HEADER_BYTES, MAX_FRAME_LENGTH, type Frame } from '../../protocol/frame.ts';
+import { RateLimiter } from './rateLimiter.ts';
+import { WriteGuard, type WriteFailure } from './writeQueue.ts';
+
+/** Longest wait, after our FIN, for the peer to close before the socket is destroyed. */
+const MAX_LINGER_MS = 2000;
+
+/** Socket error codes that mean the peer (or the path) tore the connection down. */
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+let lastId = 0;
+
+/** A fresh connection id: unique in this process, from 1. */
+export function nextConnectionId(): number {
+  lastId += 1;
+  return lastId;
+}
+
+/** How a TcpConnection is set up by listenTcp / connectTcp. */
+export interface TcpConnectionOptions {
+  id: number;
+  socket: Socket;
+  remoteAddress: string;
+  addressKey: string;
+  limits: TransportLimits;
+  clock: Clock;
+  log: LogFn;
+  /** `host`: an accepted connection (handshake limit, rate limits); `client`: our own outgoing one. */
+  role: 'host' | 'client';
+  /** The connection joined (host role): its pending slot is free. */
+  onJoined?: () => void;
+  /** The socket is fully closed: every slot it held is free. */
+  onGone?: () => void;
+}
+
+interface CloseOptions {
+  finalBytes?: Uint8Array;
+  /** Destroy at once instead of a graceful end (the peer cannot or will not read). */
+  abrupt?: boolean;
+  detail?: Record<string, unknown>;
+  /** Reported by the socket: after our own close this is the expected end, not a second reason worth a line. */
+  fromSocket?: boolean;
+}
+
+/** See the Connection port. Reading starts when the owner sets its frame handler. */
+export class TcpConnection implements Connection {
+  readonly id: number;
+  readonly remoteAddress: string;
+  readonly addressKey: string;
+  #socket: Socket;
+  #limits: TransportLimits;
+  #clock: Clock;
+  #log: LogFn;
+  #decoder: FrameDecoder;
+  #limiter: RateLimiter | undefined;
+  #writes: WriteGuard;
+  #onJoined: (() => void) | undefined;
+  #onGone: (() => void) | undefined;
+  #frameHandler: ((frame: Frame) => void) | undefined;
+  #violationHandler: ((reason: ViolationReason) => void) | undefined;
+  #closeHandlers: ((reason: string) => void)[] = [];
+  #joined: boolean;
+  #violated = false;
+  #violationTimer: unknown;
+  #violationTiming = false;
+  #closeReason: string | undefined;
+  #linger: ReturnType<typeof setTimeout> | undefined;
+  #gone = false;
+
+  constructor(options: TcpConnectionOptions) {
+    this.id = options.id;
+    this.remoteAddress = options.remoteAddress;
+    this.addressKey = options.addressKey;
+    this.#socket = options.socket;
+    this.#limits = options.limits;
+    this.#clock = options.clock;
+    this.#log = options.log;
+    this.#onJoined = options.onJoined;
+    this.#onGone = options.onGone;
+    const host = options.role === 'host';
+    this.#joined = !host;
+    // The client reads the host's Welcome, which can be large; only accepted connections start at 4096.
+    this.#decoder = new FrameDecoder({ maxLength: host ? options.limits.handshakeMaxLength : MAX_FRAME_LENGTH });
+    this.#limiter = host ? new RateLimiter(options.limits, options.clock) : undefined;
+    this.#writes = new WriteGuard(this.#socket, options.limits, options.clock, (failure) => this.#writeFailed(failure));
+
+    const socket = this.#socket;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.pause();
+    socket.on('drain', () => this.#writes.drained());
+    socket.on('end', () => this.#closeWith('peer-closed', { fromSocket: true }));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? 'unknown';
+      const reason = RESET_CODES.has(code) ? 'reset' : 'socket-error';
+      this.#closeWith(reason, { abrupt: true, detail: { code }, fromSocket: true });
+    });
+    socket.on('close', () => this.#onSocketClosed());
+  }
+
+  get closeReason(): string | undefined {
+    return this.#closeReason;
+  }
+
+  /** Whether markJoined was called (always true on the client side). */
+  get joined(): boolean {
+    return this.#joined;
+  }
+
+  /** Bytes written but not yet handed to the kernel (never more than maxQueuedBytes). */
+  get queuedBytes(): number {
+    return this.#writes.queuedBytes;
+  }
+
+  /** Bytes received and held by the decoder (an incomplete frame, never more than the current limit). */
+  get bufferedBytes(): number {
+    return this.#decoder.bufferedBytes;
+  }
+
+  onFrame(handler: (frame: Frame) => void): void {
+    this.#frameHandler = handler;
+    if (this.#closeReason === undefined && !this.#violated) this.#socket.resume();
+  }
+
+  onViolation(handler: (reason: ViolationReason) => void): void {
+    this.#violationHandler = handler;
+  }
+
+  onClose(handler: (reason: string) => void): void {
+    if (this.#closeReason !== undefined) this.#call('close', () => handler(this.#closeReason!));
+    else this.#closeHandlers.push(handler);
+  }
+
+  write(bytes: Uint8Array): void {
+    if (this.#closeReason !== undefined) return;
+    this.#writes.write(bytes);
+  }
+
+  markJoined(): void {
+    if (this.#joined) return;
+    this.#joined = true;
+    this.#decoder.maxLength = MAX_FRAME_LENGTH;
+    this.#onJoined?.();
+  }
+
+  close(reason: string, finalBytes?: Uint8Array): void {
+    this.#closeWith(reason, finalBytes === undefined ? {} : { finalBytes });
+  }
+
+  #onData(chunk: Buffer): void {
+    // After a close or a violation the bytes are read and dropped (see #closeWith), never decoded.
+    if (this.#closeReason !== undefined || this.#violated) return;
+    let frames: Frame[];
+    let failure: Record<string, unknown> | undefined;
+    try {
+      frames = this.#decoder.push(chunk);
+    } catch (error) {
+      if (error instanceof FrameError) {
+        frames = error.frames;
+        failure = { code: error.code, length: error.length, version: error.version };
+      } else {
+        frames = [];
+        failure = { code: 'decoder', error: String(error) };
+      }
+    }
+    for (const frame of frames) {
+      const length = HEADER_BYTES + frame.body.length;
+      if (this.#limiter !== undefined && !this.#limiter.admit(length)) {
+        this.#violate('flood', { length });
+        return;
+      }
+      this.#deliver(frame);
+      if (this.#closeReason !== undefined || this.#violated) return;
+    }
+    if (failure !== undefined) this.#violate('malformed', failure);
+  }
+
+  #deliver(frame: Frame): void {
+    const handler = this.#frameHandler;
+    if (handler === undefined) return;
+    if (!this.#call('frame', () => handler(frame))) this.#closeWith('internal-error', {});
+  }
+
+  #violate(reason: ViolationReason, detail: Record<string, unknown>): void {
+    this.#violated = true;
+    this.#socket.pause();
+    this.#log({ msg: 'limit exceeded', id: this.id, address: this.remoteAddress, reason, ...detail });
+    const handler = this.#violationHandler;
+    if (handler === undefined) {
+      this.#closeWith(reason, {});
+      return;
+    }
+    this.#call('violation', () => handler(reason));
+    // The owner is to send its final frame and close; if it does not, the connection still ends.
+    if (this.#closeReason === undefined) {
+      this.#violationTiming = true;
+      this.#violationTimer = this.#clock.setTimeout(() => {
+        this.#violationTiming = false;
+        this.#closeWith(reason, {});
+      }, this.#limits.writeTimeoutMs);
+    }
+  }
+
+  #writeFailed(failure: WriteFailure): void {
+    this.#closeWith('write-timeout', { abrupt: true, detail: { ...failure } });
+  }
+
+  #closeWith(reason: string, options: CloseOptions): void {
+    if (this.#closeReason !== undefined) {
+      if (!options.fromSocket) this.#log({ msg: 'close ignored', id: this.id, reason, first: this.#closeReason });
+      return;
+    }
+    this.#closeReason = reason;
+    if (this.#violationTiming) {
+      this.#violationTiming = false;
+      this.#clock.clearTimeout(this.#violationTimer);
+    }
+    this.#log({ msg: 'connection closed', id: this.id, address: this.remoteAddress, reason, ...options.detail });
+    const socket = this.#socket;
+    if (!socket.destroyed) {
+      if (options.abrupt) {
+        this.#writes.stop();
+        socket.destroy();
+      } else {
+        const final = options.finalBytes;
+        if (final !== undefined && final.length > 0) this.#writes.write(final);
+        this.#writes.stop();
+        socket.end();
+        // Keep reading (and dropping) until the peer closes: closing with unread bytes in the kernel makes it
+        // send RST, which can destroy the final frame before the peer reads it.
+        socket.resume();
+        this.#linger = setTimeout(() => socket.destroy(), Math.min(MAX_LINGER_MS, this.#limits.writeTimeoutMs));
+        this.#linger.unref();
+      }
+    } else {
+      this.#writes.stop();
+    }
+    const handlers = this.#closeHandlers;
+    this.#closeHandlers = [];
+    for (const handler of handlers) this.#call('close', () => handler(reason));
+  }
+
+  #onSocketClosed(): void {
+    if (this.#closeReason === undefined) this.#closeWith('peer-closed', { fromSocket: true });
+    if (this.#linger !== undefined) clearTimeout(this.#linger);
+    if (this.#gone) return;
+    this.#gone = true;
+    this.#onGone?.();
+  }
+
+  /** Runs an owner's handler; a throw is logged, never passed to the socket's event loop. */
+  #call(what: string, fn: () => void): boolean {
+    try {
+      fn();
+      return true;
+    } catch (error) {
+      this.#log({ msg: 'handler failed', id: this.id, handler: what, error: String(error) });
+      return false;
+    }
+  }
+}

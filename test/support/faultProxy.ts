@@ -1,0 +1,359 @@
+// An in-repo TCP fault proxy for the network-fault tests (reliability-tests §5, §7.5): Toxiproxy's toxics
+// on loopback, since neither Toxiproxy nor netem runs here. Each direction of each proxied connection runs
+// its bytes through a chain of toxics: slicer, coalesce, latency, bandwidth, blackhole, reset, limit_data.
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+
+/** One fault. Toxics of a direction apply in order, to connections opened after they were set. */
+export type Toxic =
+  /** Splits every chunk into pieces of minBytes..maxBytes (1..7), each written on its own; a piece waits
+   *  1..maxDelayMs ms with probability delayChance, else one event-loop turn. */
+  | { type: 'slicer'; minBytes?: number; maxBytes?: number; maxDelayMs?: number; delayChance?: number }
+  /** Merges the stream into chunks of exactly chunkBytes; a rest is flushed after flushMs without a full one. */
+  | { type: 'coalesce'; chunkBytes: number; flushMs?: number }
+  /** Delays every chunk by ms ± jitterMs, order kept. */
+  | { type: 'latency'; ms: number; jitterMs?: number }
+  /** Passes at most bytesPerSecond (a slow link; the proxy stops reading its source while it holds too much). */
+  | { type: 'bandwidth'; bytesPerSecond: number }
+  /** Drops every byte and holds the connection open (Toxiproxy's `timeout` with 0). */
+  | { type: 'blackhole' }
+  /** Resets both sides (RST) afterMs after the connection opened. */
+  | { type: 'reset'; afterMs?: number }
+  /** Passes the first `bytes` bytes in this direction, then closes both sides. */
+  | { type: 'limit_data'; bytes: number };
+
+/** upstream: client → target; downstream: target → client. */
+export type Direction = 'upstream' | 'downstream';
+
+export interface FaultProxy {
+  readonly host: string;
+  readonly port: number;
+  /** Toxics for connections opened from now on. */
+  setToxics(direction: Direction, toxics: Toxic[]): void;
+  /** Connections currently proxied. */
+  readonly connections: number;
+  /** Resets (RST) every proxied connection now, both sides. */
+  resetAll(): void;
+  close(): Promise<void>;
+}
+
+export interface FaultProxyOptions {
+  target: { host: string; port: number };
+  host?: string;
+  upstream?: Toxic[];
+  downstream?: Toxic[];
+  /** Seed of the proxy's random choices (piece sizes, delays), so a failing run can be replayed. */
+  seed?: number;
+}
+
+/** Bytes a direction may hold (in toxics and in the outgoing socket) before it stops reading its source. */
+const HIGH_WATER = 64 * 1024;
+
+/** A small seeded generator (mulberry32): floats in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Stage {
+  write(chunk: Buffer): void;
+  /** The source ended: pass on what is held, then end. */
+  end(): void;
+  /** Bytes held in this stage and the ones after it. */
+  held(): number;
+  /** Stops timers (the connection is gone). */
+  stop(): void;
+}
+
+interface PairControl {
+  reset(): void;
+  close(): void;
+  random: () => number;
+}
+
+function sinkStage(dest: Socket): Stage {
+  return {
+    write: (chunk) => {
+      if (!dest.destroyed) dest.write(chunk);
+    },
+    end: () => {
+      if (!dest.destroyed) dest.end();
+    },
+    held: () => (dest.destroyed ? 0 : dest.writableLength),
+    stop: () => {},
+  };
+}
+
+/** A FIFO released by a timer: used by the toxics that delay bytes. */
+function queuedStage(next: Stage, schedule: (release: () => void) => void): Stage & { queue: Buffer[] } {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let waiting = false;
+  let stopped = false;
+  const pump = (): void => {
+    if (waiting || stopped) return;
+    if (queue.length === 0) {
+      if (ended) next.end();
+      return;
+    }
+    waiting = true;
+    schedule(() => {
+      waiting = false;
+      if (stopped) return;
+      const piece = queue.shift();
+      if (piece !== undefined) next.write(piece);
+      pump();
+    });
+  };
+  return {
+    queue,
+    write: (chunk) => {
+      queue.push(chunk);
+      pump();
+    },
+    end: () => {
+      ended = true;
+      pump();
+    },
+    held: () => queue.reduce((n, b) => n + b.length, 0) + next.held(),
+    stop: () => {
+      stopped = true;
+      next.stop();
+    },
+  };
+}
+
+function buildStage(toxic: Toxic, next: Stage, control: PairControl): Stage {
+  const random = control.random;
+  switch (toxic.type) {
+    case 'slicer': {
+      const min = toxic.minBytes ?? 1;
+      const max = toxic.maxBytes ?? 7;
+      const maxDelay = toxic.maxDelayMs ?? 5;
+      const chance = toxic.delayChance ?? 0.01;
+      const stage = queuedStage(next, (release) => {
+        if (maxDelay > 0 && random() < chance) setTimeout(release, 1 + Math.floor(random() * maxDelay));
+        else setImmediate(release);
+      });
+      return {
+        ...stage,
+        write: (chunk) => {
+          for (let at = 0; at < chunk.length; ) {
+            const size = min + Math.floor(random() * (max - min + 1));
+            stage.write(chunk.subarray(at, at + size));
+            at += size;
+          }
+        },
+      };
+    }
+    case 'coalesce': {
+      const size = toxic.chunkBytes;
+      let parts: Buffer[] = [];
+      let count = 0;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const flush = (): void => {
+        if (count > 0) next.write(Buffer.concat(parts, count));
+        parts = [];
+        count = 0;
+      };
+      return {
+        write: (chunk) => {
+          parts.push(chunk);
+          count += chunk.length;
+          if (count >= size) {
+            const all = Buffer.concat(parts, count);
+            let at = 0;
+            for (; all.length - at >= size; at += size) next.write(all.subarray(at, at + size));
+            parts = at < all.length ? [all.subarray(at)] : [];
+            count = all.length - at;
+          }
+          if (timer !== undefined) clearTimeout(timer);
+          timer = setTimeout(flush, toxic.flushMs ?? 5);
+        },
+        end: () => {
+          if (timer !== undefined) clearTimeout(timer);
+          flush();
+          next.end();
+        },
+        held: () => count + next.held(),
+        stop: () => {
+          if (timer !== undefined) clearTimeout(timer);
+          next.stop();
+        },
+      };
+    }
+    case 'latency': {
+      const due: number[] = [];
+      const stage = queuedStage(next, (release) => {
+        const at = due.shift() ?? 0;
+        setTimeout(release, Math.max(0, at - Date.now()));
+      });
+      let last = 0;
+      return {
+        ...stage,
+        write: (chunk) => {
+          const jitter = toxic.jitterMs ?? 0;
+          last = Math.max(last, Date.now() + toxic.ms + (random() * 2 - 1) * jitter);
+          due.push(last);
+          stage.write(chunk);
+        },
+      };
+    }
+    case 'bandwidth': {
+      const tickMs = 20;
+      const perTick = Math.max(1, Math.floor((toxic.bytesPerSecond * tickMs) / 1000));
+      const stage = queuedStage(next, (release) => setTimeout(release, tickMs));
+      return {
+        ...stage,
+        write: (chunk) => {
+          for (let at = 0; at < chunk.length; at += perTick) stage.write(chunk.subarray(at, at + perTick));
+        },
+      };
+    }
+    case 'blackhole':
+      return { write: () => {}, end: () => {}, held: () => 0, stop: () => next.stop() };
+    case 'reset': {
+      const timer = setTimeout(() => control.reset(), toxic.afterMs ?? 0);
+      return {
+        write: (chunk) => next.write(chunk),
+        end: () => next.end(),
+        held: () => next.held(),
+        stop: () => {
+          clearTimeout(timer);
+          next.stop();
+        },
+      };
+    }
+    case 'limit_data': {
+      let left = toxic.bytes;
+      return {
+        write: (chunk) => {
+          if (left <= 0) return;
+          const piece = chunk.subarray(0, left);
+          left -= piece.length;
+          next.write(piece);
+          if (left <= 0) {
+            next.end();
+            setImmediate(() => control.close());
+          }
+        },
+        end: () => next.end(),
+        held: () => next.held(),
+        stop: () => next.stop(),
+      };
+    }
+  }
+}
+
+function buildChain(toxics: readonly Toxic[], dest: Socket, control: PairControl): Stage {
+  let stage = sinkStage(dest);
+  for (let i = toxics.length - 1; i >= 0; i--) stage = buildStage(toxics[i]!, stage, control);
+  return stage;
+}
+
+/** Pipes `source` into `chain`, pausing the source while the chain holds more than HIGH_WATER bytes. */
+function pump(source: Socket, chain: Stage): void {
+  let watching: ReturnType<typeof setInterval> | undefined;
+  source.on('data', (chunk: Buffer) => {
+    chain.write(chunk);
+    if (watching === undefined && chain.held() > HIGH_WATER) {
+      source.pause();
+      watching = setInterval(() => {
+        if (chain.held() <= HIGH_WATER / 2 || source.destroyed) {
+          clearInterval(watching);
+          watching = undefined;
+          source.resume();
+        }
+      }, 5);
+    }
+  });
+  source.on('end', () => chain.end());
+  source.on('close', () => {
+    if (watching !== undefined) clearInterval(watching);
+  });
+}
+
+/** Starts the proxy on 127.0.0.1 (or `host`), port chosen by the system. */
+export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+  const toxics: Record<Direction, Toxic[]> = { upstream: options.upstream ?? [], downstream: options.downstream ?? [] };
+  const random = seededRandom(options.seed ?? 1);
+  const pairs = new Set<PairControl>();
+  const server = createServer({ noDelay: true, allowHalfOpen: true });
+
+  server.on('connection', (client: Socket) => {
+    // Half-open on both sockets: each direction ends on its own, after its toxics let the last bytes through.
+    const target = connect({ host: options.target.host, port: options.target.port, noDelay: true, allowHalfOpen: true });
+    let stopped = false;
+    const chains: Stage[] = [];
+    const stop = (): void => {
+      if (stopped) return;
+      stopped = true;
+      pairs.delete(control);
+      for (const chain of chains) chain.stop();
+    };
+    const control: PairControl = {
+      random,
+      reset: () => {
+        stop();
+        client.resetAndDestroy();
+        if (target.connecting) target.destroy();
+        else target.resetAndDestroy();
+      },
+      close: () => {
+        stop();
+        client.destroy();
+        target.destroy();
+      },
+    };
+    pairs.add(control);
+    const up = buildChain(toxics.upstream, target, control);
+    const down = buildChain(toxics.downstream, client, control);
+    chains.push(up, down);
+    pump(client, up);
+    pump(target, down);
+    // A reset on one side is passed on as a reset; any other failure closes the other side.
+    const onError = (other: Socket) => (error: NodeJS.ErrnoException) => {
+      stop();
+      if (error.code === 'ECONNRESET' && !other.destroyed && !other.connecting) other.resetAndDestroy();
+      else other.destroy();
+    };
+    client.on('error', onError(target));
+    target.on('error', onError(client));
+    const closed = (): void => {
+      if (client.destroyed && target.destroyed) pairs.delete(control);
+    };
+    client.on('close', closed);
+    target.on('close', closed);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: options.host ?? '127.0.0.1', port: 0 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo;
+  return {
+    host: bound.address,
+    port: bound.port,
+    setToxics(direction, list) {
+      toxics[direction] = [...list];
+    },
+    get connections() {
+      return pairs.size;
+    },
+    resetAll() {
+      for (const pair of [...pairs]) pair.reset();
+    },
+    close() {
+      for (const pair of [...pairs]) pair.close();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
