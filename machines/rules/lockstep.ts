@@ -1,0 +1,40 @@
+// The host's lockstep rules in one place (spec/lockstep.md; wire-protocol.txt Session 11, PeerClock 12, Clock 31,
+// Action 50): the start check lives here, the other rules in their own files, re-exported for the chart.
+import type { ReceivedClock } from './lockstepTypes.ts';
+
+export * from './category.ts';
+export * from './hop.ts';
+export * from './lead.ts';
+export * from './pauseOrder.ts';
+export * from './stall.ts';
+export * from './stamps.ts';
+
+/** The outcome of the start check: the common time, or why the host waits. */
+export type StartCheck = { ok: true; t: number } | { ok: false; waiting: string };
+
+/** A ready game as the start check sees it. */
+export interface ReadyGame {
+  id: number;
+  clock?: Pick<ReceivedClock, 't'>;
+}
+
+const list = (ids: readonly number[]): string => ids.join(', ');
+
+/**
+ * Until the resync round exists the host starts only when the host's game and every other ready game have
+ * reported a clock and stand at the same time. Otherwise `waiting` says why, naming the games by id.
+ */
+export function startCheck(readyGames: readonly ReadyGame[]): StartCheck {
+  const games = [...readyGames].sort((a, b) => a.id - b.id);
+  if (!games.some((game) => game.id === 0)) return { ok: false, waiting: "the host's game has not said hello yet" };
+  const silent = games.filter((game) => game.clock === undefined).map((game) => game.id);
+  if (silent.length > 0) return { ok: false, waiting: `waiting for a clock from game ${list(silent)}` };
+  const byTime = new Map<number, number[]>();
+  for (const game of games) {
+    const t = game.clock!.t;
+    byTime.set(t, [...(byTime.get(t) ?? []), game.id]);
+  }
+  if (byTime.size === 1) return { ok: true, t: games[0]!.clock!.t };
+  const where = [...byTime].map(([t, ids]) => `${list(ids)} at ${t}`).join('; ');
+  return { ok: false, waiting: `the games stand at different times (game ${where}); every game must load the same save` };
+}

@@ -1,0 +1,68 @@
+// The payload shapes and game views the host's lockstep rules work on (spec: wire-protocol.txt Session 11,
+// PeerClock 12, Hello 30, Clock 31, SpeedRequest 32, Action 50, BuildVeto 52, Permissions 20): the wire
+// types come from protocol/messages; what the host relays and what it knows of each game are declared here.
+import type {
+  ActionCategory,
+  ActionPayload,
+  BuildVetoPayload,
+  ClockPayload,
+  Speed,
+} from '../../protocol/messages/index.ts';
+
+export { ACTION_CATEGORIES } from '../../protocol/messages/index.ts';
+export type {
+  ActionCategory,
+  ActionPayload,
+  BuildVetoPayload,
+  ClockPayload,
+  HelloPayload,
+  Hop,
+  PeerClockPayload,
+  PermissionsPayload,
+  PlayerSet,
+  SessionPayload,
+  Speed,
+  SpeedRequestPayload,
+} from '../../protocol/messages/index.ts';
+
+/** The speeds a session runs at (0 = paused). */
+export const SPEEDS: readonly Speed[] = [0, 1, 2, 4];
+
+/** Action 50 as the host relays it: stamped, with `from`, `allowed` and the normalised `category`. */
+export interface RelayedActionPayload extends ActionPayload {
+  stamp: number;
+  from: number;
+  allowed: boolean;
+  category: ActionCategory;
+}
+
+/** BuildVeto 52 made by the host (`host: true`): the action `owner:seq` is refused on every game. */
+export type HostBuildVetoPayload = BuildVetoPayload & { from: number; name: string; host: true };
+
+/** A game's last Clock with the host's clock (ms) at which it arrived. */
+export interface ReceivedClock extends ClockPayload {
+  receivedAt: number;
+}
+
+/** The host's promise for a stalled game (lockstep.md "Stalls and outsiders"). */
+export interface StallMark {
+  /** The PeerClock `safe` the host gives for it; its Actions stamped below are refused. */
+  promise: number;
+  /** The host's clock when the mark was set. */
+  since: number;
+  /** The `t` the game stood at then: its promise rises only while it stays there. */
+  t: number;
+}
+
+/** What the host knows of one game (player 0 = the host's own game). */
+export interface GameView {
+  id: number;
+  /** It said Hello. */
+  ready: boolean;
+  /** Its world is the session's; false = an outsider (spec "Outsiders"). */
+  hasWorld: boolean;
+  clock?: ReceivedClock;
+  /** The host's clock when its `t` last moved forward (or when running time started counting). */
+  advancedAt: number;
+  stalled?: StallMark;
+}

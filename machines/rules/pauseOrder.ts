@@ -1,0 +1,64 @@
+// The pause order (lockstep.md "Pause, speed and the pause order"; prior-projects §2.6 P1–P4): a pause action
+// (no stamp) gets the next pauseSeq and is held; a flush sends every held item to all games with one stamp,
+// max(furthest reported stop, previous flush stamp), and pauseUpto = the pauseSeq of the flush's last item.
+import type { RelayedActionPayload } from './lockstepTypes.ts';
+
+/** A held pause action: what will be relayed, without its stamp yet. */
+export type HeldPauseAction = Omit<RelayedActionPayload, 'stamp' | 'pauseUpto'> & { pause: true; pauseSeq: number };
+
+/** A flushed pause action as relayed to every game: stamped, numbered, with the flush's pauseUpto. */
+export type FlushedPauseAction = RelayedActionPayload & { pause: true; pauseSeq: number; pauseUpto: number };
+
+/** The host's pause order: one pauseSeq counter per session, the held items, and the floor. */
+export interface PauseOrder {
+  /** The pauseSeq the next pause action gets (from 1). */
+  nextSeq: number;
+  /** Held items, in pauseSeq order. */
+  held: readonly HeldPauseAction[];
+  /** The previous flush's stamp: no flush is stamped below it. */
+  floor: number | undefined;
+}
+
+export function createPauseOrder(): PauseOrder {
+  return { nextSeq: 1, held: [], floor: undefined };
+}
+
+/** Gives a pause action the next pauseSeq and holds it. */
+export function holdPauseAction(
+  order: PauseOrder,
+  action: Omit<HeldPauseAction, 'pause' | 'pauseSeq'>,
+): { order: PauseOrder; item: HeldPauseAction } {
+  const item: HeldPauseAction = { ...action, pause: true, pauseSeq: order.nextSeq };
+  return { order: { ...order, nextSeq: order.nextSeq + 1, held: [...order.held, item] }, item };
+}
+
+export type FlushReadiness = { ready: true; furthestStop: number } | { ready: false; waitingFor: number[] };
+
+/**
+ * Whether a flush may go out: every ready pacing game (`pacing`, ids) has reported `stop` (`stops`: id → the
+ * `t` it stands still at). With no pacing game nothing is known to stand still, so it is not ready.
+ */
+export function flushReady(stops: ReadonlyMap<number, number>, pacing: readonly number[]): FlushReadiness {
+  const waitingFor = pacing.filter((id) => !stops.has(id));
+  if (pacing.length === 0 || waitingFor.length > 0) return { ready: false, waitingFor };
+  return { ready: true, furthestStop: Math.max(...pacing.map((id) => stops.get(id)!)) };
+}
+
+/** A flush's stamp: the furthest reported stop, never below the previous flush's stamp. */
+export function flushStamp(furthestStop: number, previousFlushStamp: number | undefined): number {
+  return previousFlushStamp === undefined ? furthestStop : Math.max(furthestStop, previousFlushStamp);
+}
+
+/**
+ * Flushes every held item at `stamp` (which the caller took from `flushStamp`): the items to relay to every game,
+ * origin included, in pauseSeq order, and the order with nothing held and its floor raised to `stamp`.
+ */
+export function flushPauseOrder(
+  order: PauseOrder,
+  stamp: number,
+): { order: PauseOrder; items: FlushedPauseAction[] } {
+  const last = order.held.at(-1);
+  if (last === undefined) return { order, items: [] };
+  const items = order.held.map((item) => ({ ...item, stamp, pauseUpto: last.pauseSeq }));
+  return { order: { ...order, held: [], floor: flushStamp(stamp, order.floor) }, items };
+}

@@ -1,0 +1,94 @@
+// Stalled games (lockstep.md "Stalls and outsiders"; prior-projects §2.6 H6): a pacing game whose t has not
+// advanced for 20 s while the session runs and another game stands at the barrier its promise sets is marked;
+// the host then promises for it (futureStamp) until its own clock reaches that promise.
+import type { ClockPayload, GameView, StallMark } from './lockstepTypes.ts';
+import { extrapolate, futureStamp, isPacing, maxClock } from './stamps.ts';
+
+/** A running game whose t stands this long (while it holds another game up) is stalled. */
+export const STALL_SECONDS = 20;
+/** A game that is loading is never stalled before this. */
+export const LOADING_STALL_SECONDS = 300;
+
+/**
+ * The barrier a game's clock sets for its peers: `min(safe, need)`. A clock without `safe` promises nothing
+ * beyond where it stands, so its `t` is the barrier.
+ */
+export function promiseOf(clock: Pick<ClockPayload, 't' | 'safe' | 'need'>): number {
+  return Math.min(clock.safe ?? clock.t, clock.need ?? Number.POSITIVE_INFINITY);
+}
+
+export interface StallInput {
+  games: readonly GameView[];
+  /** The host's clock (ms). */
+  now: number;
+  /** The session runs: started, not paused, no resync round in Loading. */
+  running: boolean;
+  /** Ids of games that are loading (5 minutes before they count as stalled). */
+  loading?: ReadonlySet<number>;
+}
+
+/** The ids of the pacing games that are stalled now and not yet marked, in id order. */
+export function stalledGames({ games, now, running, loading }: StallInput): number[] {
+  if (!running) return [];
+  const pacing = games.filter(isPacing);
+  return pacing
+    .filter((game) => {
+      const limitMs = (loading?.has(game.id) ? LOADING_STALL_SECONDS : STALL_SECONDS) * 1000;
+      if (now - game.advancedAt < limitMs) return false;
+      const barrier = promiseOf(game.clock);
+      return pacing.some((other) => other.id !== game.id && other.clock.t >= barrier);
+    })
+    .map((game) => game.id)
+    .sort((a, b) => a - b);
+}
+
+export interface StallUpdate {
+  games: GameView[];
+  /** Newly marked. */
+  marked: number[];
+  /** Marked before, promise raised now. */
+  raised: number[];
+  /** Mark ended: the game's clock reached its promise. */
+  cleared: number[];
+}
+
+/** Whether a marked game's clock has reached the host's promise (the mark then ends). */
+export function reachedPromise(game: GameView): boolean {
+  return game.stalled !== undefined && game.clock !== undefined && game.clock.t >= game.stalled.promise;
+}
+
+/**
+ * One stall pass at the host's tick: end the marks whose clock reached the promise, mark the newly stalled
+ * games with promise = futureStamp over the remaining pacing games, and, while the session runs, raise the
+ * promise of a marked game that still stands where it was marked (so the others are never held for good). Once
+ * it moves again its promise stays, and the others wait there until it catches up.
+ */
+export function updateStalls(input: StallInput & { lead: number }): StallUpdate {
+  const cleared: number[] = [];
+  let games: GameView[] = input.games.map((game) => {
+    if (!reachedPromise(game)) return game;
+    cleared.push(game.id);
+    const { stalled: _ended, ...rest } = game;
+    return rest;
+  });
+  const marked = stalledGames({ ...input, games });
+  const markedSet = new Set(marked);
+  const rest = games.filter((game) => !markedSet.has(game.id));
+  const max = maxClock(rest, input.now);
+  const raised: number[] = [];
+  games = games.map((game) => {
+    if (markedSet.has(game.id) && game.clock !== undefined) {
+      const base = max ?? extrapolate(game.clock, input.now);
+      const mark: StallMark = { promise: futureStamp(base, input.lead), since: input.now, t: game.clock.t };
+      return { ...game, stalled: mark };
+    }
+    const mark = game.stalled;
+    if (!input.running || mark === undefined || max === undefined || game.clock === undefined) return game;
+    if (game.clock.t > mark.t) return game;
+    const promise = futureStamp(max, input.lead);
+    if (promise <= mark.promise) return game;
+    raised.push(game.id);
+    return { ...game, stalled: { ...mark, promise } };
+  });
+  return { games, marked, raised, cleared };
+}

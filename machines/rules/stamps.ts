@@ -1,0 +1,40 @@
+// The host's stamps (lockstep.md "Units", "The host's stamps"): one step is 200 game-ms; maxClock is the
+// highest extrapolated time of the pacing games; futureStamp lies (lead + 2) steps past it, rounded up to a step.
+import type { GameView, ReceivedClock } from './lockstepTypes.ts';
+
+/** One simulation step in game-milliseconds. */
+export const STEP = 200;
+
+/** The smallest step boundary at or after `t`. */
+export function roundUpToStep(t: number): number {
+  return Math.ceil(t / STEP) * STEP + 0; // `+ 0` turns -0 into 0
+}
+
+/**
+ * Where a game stands now by its last Clock: `t + (now − receivedAt) × speed` (wall ms of the host's clock).
+ * A clock read before it arrived (now < receivedAt) counts as just arrived.
+ */
+export function extrapolate(clock: Pick<ReceivedClock, 't' | 'speed' | 'receivedAt'>, now: number): number {
+  return clock.t + Math.max(0, now - clock.receivedAt) * clock.speed;
+}
+
+/** A pacing game: ready, in the session's world, not stalled, and it has reported a clock. */
+export function isPacing(game: GameView): game is GameView & { clock: ReceivedClock } {
+  return game.ready && game.hasWorld && game.stalled === undefined && game.clock !== undefined;
+}
+
+/** The highest extrapolated time of the pacing games; `undefined` when no pacing game has a clock. */
+export function maxClock(games: Iterable<GameView>, now: number): number | undefined {
+  let max: number | undefined;
+  for (const game of games) {
+    if (!isPacing(game)) continue;
+    const at = extrapolate(game.clock, now);
+    if (max === undefined || at > max) max = at;
+  }
+  return max;
+}
+
+/** `roundUpToStep(maxClock) + (lead + 2) × STEP`: used for pauseAt and a stalled game's promise. */
+export function futureStamp(maxClockValue: number, lead: number): number {
+  return roundUpToStep(maxClockValue) + (lead + 2) * STEP;
+}

@@ -1,0 +1,95 @@
+// The pause order (lockstep.md "Pause, speed and the pause order"; prior-projects §2.6 P1–P4).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  createPauseOrder,
+  flushPauseOrder,
+  flushReady,
+  flushStamp,
+  holdPauseAction,
+} from '../../../machines/rules/pauseOrder.ts';
+import type { PauseOrder } from '../../../machines/rules/pauseOrder.ts';
+
+const action = (from: number, seq: number) =>
+  ({ from, seq, body: { op: 'rename', seq }, allowed: true, category: 'other' }) as const;
+
+describe('holdPauseAction', () => {
+  it('numbers pause actions from 1, one counter for the session, and holds them in order', () => {
+    let order = createPauseOrder();
+    const a = holdPauseAction(order, action(1, 7));
+    order = a.order;
+    const b = holdPauseAction(order, action(0, 3));
+    order = b.order;
+    expect(a.item).toMatchObject({ pauseSeq: 1, pause: true, from: 1, seq: 7 });
+    expect(b.item.pauseSeq).toBe(2);
+    expect(order.held.map((i) => i.pauseSeq)).toEqual([1, 2]);
+    expect(order.nextSeq).toBe(3);
+  });
+});
+
+describe('flushReady', () => {
+  it('waits for every ready pacing game to report stop', () => {
+    expect(flushReady(new Map([[0, 1000]]), [0, 1])).toEqual({ ready: false, waitingFor: [1] });
+    expect(flushReady(new Map([[0, 1000], [1, 1400]]), [0, 1])).toEqual({ ready: true, furthestStop: 1400 });
+  });
+
+  it('ignores stops of games that do not pace (an outsider holds no pause)', () => {
+    expect(flushReady(new Map([[0, 1000], [5, 99_000]]), [0])).toEqual({ ready: true, furthestStop: 1000 });
+  });
+
+  it('is not ready with no pacing game', () => {
+    expect(flushReady(new Map([[0, 1000]]), [])).toEqual({ ready: false, waitingFor: [] });
+  });
+});
+
+describe('flushStamp', () => {
+  it('is the furthest stop, never below the previous flush stamp', () => {
+    expect(flushStamp(1400, undefined)).toBe(1400);
+    expect(flushStamp(1400, 1200)).toBe(1400);
+    expect(flushStamp(1000, 1200)).toBe(1200);
+  });
+});
+
+describe('flushPauseOrder', () => {
+  it('stamps every held item, sets pauseUpto to the last pauseSeq and raises the floor', () => {
+    let order = createPauseOrder();
+    order = holdPauseAction(order, action(1, 1)).order;
+    order = holdPauseAction(order, action(2, 1)).order;
+    const { order: after, items } = flushPauseOrder(order, 2000);
+    expect(items).toEqual([
+      { ...action(1, 1), pause: true, pauseSeq: 1, stamp: 2000, pauseUpto: 2 },
+      { ...action(2, 1), pause: true, pauseSeq: 2, stamp: 2000, pauseUpto: 2 },
+    ]);
+    expect(after).toEqual({ nextSeq: 3, held: [], floor: 2000 });
+  });
+
+  it('is a no-op with nothing held', () => {
+    const order = createPauseOrder();
+    expect(flushPauseOrder(order, 5000)).toEqual({ order, items: [] });
+  });
+
+  it('never lowers the stamp from flush to flush, and pauseSeq never repeats', () => {
+    const step = fc.record({ holds: fc.integer({ min: 0, max: 3 }), stops: fc.array(fc.nat(1e6), { minLength: 1, maxLength: 4 }) });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 20 }), (steps) => {
+        let order: PauseOrder = createPauseOrder();
+        let lastStamp = Number.NEGATIVE_INFINITY;
+        const seen = new Set<number>();
+        for (const { holds, stops } of steps) {
+          for (let i = 0; i < holds; i++) order = holdPauseAction(order, action(1, i)).order;
+          const ready = flushReady(new Map(stops.map((t, id) => [id, t] as const)), stops.map((_, id) => id));
+          if (!ready.ready) throw new Error('every game reported stop');
+          const flushed = flushPauseOrder(order, flushStamp(ready.furthestStop, order.floor));
+          order = flushed.order;
+          for (const item of flushed.items) {
+            expect(item.stamp).toBeGreaterThanOrEqual(lastStamp);
+            expect(seen.has(item.pauseSeq)).toBe(false);
+            seen.add(item.pauseSeq);
+            expect(item.pauseUpto).toBe(flushed.items.at(-1)!.pauseSeq);
+          }
+          if (flushed.items.length > 0) lastStamp = flushed.items[0]!.stamp;
+        }
+      }),
+    );
+  });
+});

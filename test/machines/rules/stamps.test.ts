@@ -1,0 +1,123 @@
+// The host's stamps (lockstep.md "Units", "The host's stamps"): STEP, roundUpToStep, extrapolate, maxClock,
+// futureStamp — worked examples and properties (futureStamp ≥ maxClock + 2 steps, on a step boundary).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { GameView } from '../../../machines/rules/lockstepTypes.ts';
+import { STEP, extrapolate, futureStamp, isPacing, maxClock, roundUpToStep } from '../../../machines/rules/stamps.ts';
+
+function game(id: number, t: number, speed: 0 | 1 | 2 | 4, receivedAt: number, extra: Partial<GameView> = {}): GameView {
+  return { id, ready: true, hasWorld: true, advancedAt: 0, clock: { t, speed, ahead: 4, receivedAt }, ...extra };
+}
+
+describe('roundUpToStep', () => {
+  it('rounds up to the next 200 game-ms and keeps a boundary', () => {
+    expect(STEP).toBe(200);
+    expect(roundUpToStep(0)).toBe(0);
+    expect(roundUpToStep(1)).toBe(200);
+    expect(roundUpToStep(200)).toBe(200);
+    expect(roundUpToStep(10_341_801)).toBe(10_342_000);
+    expect(Object.is(roundUpToStep(-0.5), 0)).toBe(true);
+  });
+
+  it('gives the smallest step boundary at or after t (game times are integers)', () => {
+    fc.assert(
+      fc.property(fc.nat(2 ** 45), (t) => {
+        const r = roundUpToStep(t);
+        expect(r % STEP).toBe(0);
+        expect(r).toBeGreaterThanOrEqual(t);
+        expect(r - t).toBeLessThan(STEP);
+      }),
+    );
+  });
+
+  it('never lands below a fractional t either (sub-nanosecond values left out: t / STEP underflows)', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 1e-9, max: 1e12, noNaN: true }), (t) => {
+        expect(roundUpToStep(t)).toBeGreaterThanOrEqual(t);
+        expect(roundUpToStep(t) % STEP).toBe(0);
+      }),
+    );
+  });
+});
+
+describe('extrapolate', () => {
+  it('advances speed game-ms per wall-ms since the clock arrived', () => {
+    expect(extrapolate({ t: 1000, speed: 1, receivedAt: 50 }, 50)).toBe(1000);
+    expect(extrapolate({ t: 1000, speed: 1, receivedAt: 50 }, 350)).toBe(1300);
+    expect(extrapolate({ t: 1000, speed: 4, receivedAt: 50 }, 350)).toBe(2200);
+    expect(extrapolate({ t: 1000, speed: 0, receivedAt: 50 }, 99_999)).toBe(1000);
+  });
+
+  it('never goes back before t when the host clock reads earlier than the arrival', () => {
+    expect(extrapolate({ t: 1000, speed: 2, receivedAt: 500 }, 100)).toBe(1000);
+  });
+
+  it('is monotone in now', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(1e9),
+        fc.constantFrom(0, 1, 2, 4),
+        fc.nat(1e6),
+        fc.nat(1e6),
+        fc.nat(1e6),
+        (t, speed, receivedAt, a, b) => {
+          const [early, late] = a <= b ? [a, b] : [b, a];
+          expect(extrapolate({ t, speed, receivedAt }, late)).toBeGreaterThanOrEqual(extrapolate({ t, speed, receivedAt }, early));
+        },
+      ),
+    );
+  });
+});
+
+describe('maxClock', () => {
+  it('takes the highest extrapolated time of the pacing games only', () => {
+    const games = [
+      game(0, 1000, 1, 0),
+      game(1, 1400, 0, 0),
+      game(2, 9000, 1, 0, { hasWorld: false }), // outsider
+      game(3, 9000, 1, 0, { stalled: { promise: 5000, since: 0, t: 9000 } }),
+      game(4, 9000, 1, 0, { ready: false }),
+      { id: 5, ready: true, hasWorld: true, advancedAt: 0 }, // no clock yet
+    ];
+    expect(maxClock(games, 300)).toBe(1400);
+    expect(maxClock(games, 500)).toBe(1500);
+    expect(games.filter(isPacing).map((g) => g.id)).toEqual([0, 1]);
+  });
+
+  it('is undefined without a pacing game', () => {
+    expect(maxClock([], 0)).toBeUndefined();
+    expect(maxClock([game(1, 100, 1, 0, { hasWorld: false })], 0)).toBeUndefined();
+  });
+
+  it('is at least every pacing game’s extrapolated time', () => {
+    const arbGame = fc.record({ t: fc.nat(1e9), speed: fc.constantFrom(0, 1, 2, 4), at: fc.nat(1e5) });
+    fc.assert(
+      fc.property(fc.array(arbGame, { minLength: 1, maxLength: 8 }), fc.nat(2e5), (specs, now) => {
+        const games = specs.map((s, i) => game(i, s.t, s.speed as 0 | 1 | 2 | 4, s.at));
+        const max = maxClock(games, now)!;
+        for (const g of games) expect(max).toBeGreaterThanOrEqual(extrapolate(g.clock!, now));
+        expect(games.some((g) => extrapolate(g.clock!, now) === max)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('futureStamp', () => {
+  it('lies (lead + 2) steps past maxClock rounded up to a step', () => {
+    expect(futureStamp(10_341_800, 2)).toBe(10_341_800 + 4 * STEP);
+    expect(futureStamp(10_341_801, 4)).toBe(10_342_000 + 6 * STEP);
+    expect(futureStamp(0, 32)).toBe(34 * STEP);
+  });
+
+  it('is a step boundary at least maxClock + 2 steps (+ lead steps) ahead', () => {
+    fc.assert(
+      fc.property(fc.nat(2 ** 45), fc.integer({ min: 2, max: 32 }), (max, lead) => {
+        const stamp = futureStamp(max, lead);
+        expect(stamp % STEP).toBe(0);
+        expect(stamp).toBeGreaterThanOrEqual(max + 2 * STEP);
+        expect(stamp).toBeGreaterThanOrEqual(max + (lead + 2) * STEP);
+        expect(stamp).toBeLessThan(max + (lead + 3) * STEP);
+      }),
+    );
+  });
+});
