@@ -1,0 +1,239 @@
+-- FeverLink3: the session controller, the callbacks of docs/ENGINE.md §3 (init, frame, beforeStep, command,
+-- requestSpeed, status). Implements spec/lockstep.md on the game's side: Hello, Clock lines and the promise
+-- `safe`, the input barrier through engine.setLimit, pause and speed from Session, stamps, apply order, verdicts.
+local json = require('feverlink3_json')
+local link = require('feverlink3_link')
+local log = require('feverlink3_log')
+local rules = require('feverlink3_lockstep')
+local Queue = require('feverlink3_queue')
+local random = require('feverlink3_random')
+local Outbox = require('feverlink3_outbox')
+local inbox = require('feverlink3_inbox')
+local apply = require('feverlink3_apply')
+
+local M = {}
+local n = log.n
+
+--- Clock cadence (docs/ENGINE.md §6): a changed t is reported at most every CLOCK_INTERVAL_MS, a heartbeat every
+-- HEARTBEAT_MS, a change of stop/speed/pause/need/ahead/started at once.
+M.CLOCK_INTERVAL_MS = 100
+M.HEARTBEAT_MS = 1000
+
+local S -- the state of this Lua state's session
+
+local function fresh()
+  return {
+    active = false, engine = nil, id = nil, name = nil, role = nil,
+    started = false, sessionSpeed = 0, pauseAt = nil, stalledIds = {},
+    ahead = rules.DEFAULT_AHEAD, safe = 0, need = nil,
+    seq = 0, late = 0, pauseRead = 0,
+    peers = {}, left = {}, parked = {}, permissions = nil,
+    queue = Queue.new(), outbox = Outbox.new(),
+    lastClock = nil, lastClockWall = nil,
+    pace = { limit = nil, speed = 0, stop = false }, barrier = nil,
+  }
+end
+S = fresh()
+
+local function parseIdentity(text)
+  local id = {}
+  for line in (text .. '\n'):gmatch('([^\n]*)\n') do
+    local k, v = line:match('^%s*([%w_]+)%s*=%s*(.-)%s*$')
+    if k then id[k] = v end
+  end
+  return id
+end
+
+local function parsePosition(text)
+  local g, o = tostring(text or ''):match('^%s*(%d+):(%d+)%s*$')
+  if not g then return nil end
+  return tonumber(g), tonumber(o)
+end
+
+--- Reads the environment and identity; stays inactive without a session. Returns true when active.
+function M.init()
+  S = fresh()
+  log.reset()
+  log.setGameTime(nil)
+  local ok, why = link.init()
+  if not ok then
+    log.info('inactive: ' .. why)
+    return false
+  end
+  local text, err = link.readFile('identity.txt')
+  if not text then
+    log.warn('inactive: no identity.txt in ' .. link.dir() .. ' (' .. tostring(err) .. ')')
+    log.flush()
+    return false
+  end
+  local identity = parseIdentity(text)
+  local id = inbox.playerId(tonumber(identity.id or ''))
+  if not id then
+    log.error('inactive: identity.txt has no valid id')
+    log.flush()
+    return false
+  end
+  local engine = rawget(_G, 'engine')
+  if type(engine) ~= 'table' and type(engine) ~= 'userdata' then
+    log.error('inactive: the game provides no engine table')
+    log.flush()
+    return false
+  end
+  S.engine, S.id, S.name, S.role = engine, id, identity.name or '', identity.role or (id == 0 and 'host' or 'player')
+  local gen, offset = parsePosition(identity.start)
+  gen, offset = gen or 1, offset or 0
+  local cursorGen, cursorOffset = parsePosition(link.readFile('resync_cursor.txt'))
+  if cursorGen and cursorGen >= gen then
+    gen, offset = cursorGen, cursorOffset
+    log.info('resuming to_game.log at the resync cursor ' .. n(gen) .. ':' .. n(offset))
+  end
+  link.setPosition(gen, offset)
+  log.setGameTime(function() return S.engine.time() end)
+  if link.endTornTail('from_game.log') then log.warn('from_game.log ended in a torn line: ended it with a newline') end
+  local probe = link.probe()
+  log.info('official api probe: io=' .. tostring(probe.io) .. ' os.getenv=' .. tostring(probe.getenv)
+    .. ' os.clock=' .. tostring(probe.clock) .. ' debugPrint=' .. tostring(type(rawget(_G, 'debugPrint')) == 'function'))
+  S.active = true
+  -- Deterministic math.random (architecture §7 item 2): reseeded from the game time in every beforeStep.
+  local t = engine.time()
+  random.seed(t)
+  math.random = random.random
+  math.randomseed = function()
+    log.once('randomseed', 'warn', 'math.randomseed ignored: the generator is seeded from the game time')
+  end
+  S.outbox:add('Hello', { time = t })
+  log.info('active: ' .. S.role .. ' ' .. S.name .. ' (id ' .. n(id) .. '), session ' .. link.dir() .. ', reading to_game.log from '
+    .. n(gen) .. ':' .. n(offset) .. ', Hello at ' .. n(t))
+  if S.engine.notify then pcall(S.engine.notify, 'info', 'FeverLink3: session active as ' .. S.name) end
+  S.outbox:flush()
+  log.flush()
+  return true
+end
+
+local function flushItems()
+  return S.queue:ofKind('flush')
+end
+
+local function complete(item)
+  return item.kind ~= 'flush' or item.pauseUpto <= S.pauseRead
+end
+
+-- Applies what is due while the world stands at t between steps: late items (stamp < t) and the pause order's
+-- complete flushes stamped <= t (they come first at their stamp; ordinary actions at t wait for beforeStep(t)).
+local function applyStanding(t)
+  local items = S.queue:due(t, function(item)
+    if item.kind == 'flush' then return complete(item) end
+    return item.stamp < t
+  end)
+  for _, item in ipairs(items) do apply.apply(S, item, t) end
+end
+
+local function updatePace(t)
+  local flushes = flushItems()
+  S.barrier = rules.barrier(S.peers, S.stalledIds, flushes, S.pauseRead)
+  S.pace = rules.pace({ t = t, started = S.started, speed = S.sessionSpeed, pauseAt = S.pauseAt, barrier = S.barrier,
+    flushTarget = rules.flushTarget(t, flushes, S.pauseRead) })
+  S.engine.setLimit(S.pace.limit)
+  S.engine.setSpeed(S.pace.speed)
+end
+
+local function maybeClock(t)
+  local now = link.wallMs()
+  local speed = S.engine.speed()
+  local stop = S.pace.stop and speed == 0
+  local pause = S.pauseRead > 0 and S.pauseRead or nil
+  local last = S.lastClock
+  local due = last == nil or last.stop ~= stop or last.speed ~= speed or last.pause ~= pause or last.need ~= S.need
+    or last.ahead ~= S.ahead or last.started ~= S.started
+    or (t ~= last.t and now - S.lastClockWall >= M.CLOCK_INTERVAL_MS) or now - S.lastClockWall >= M.HEARTBEAT_MS
+  if not due then return end
+  S.safe = rules.promise(S.safe, t, S.ahead)
+  local line = { t = t, speed = speed, ahead = S.ahead, safe = S.safe, need = S.need, pause = pause }
+  if stop then line.stop = true end
+  S.outbox:add('Clock', line)
+  S.lastClock = { t = t, stop = stop, speed = speed, pause = pause, need = S.need, ahead = S.ahead, started = S.started }
+  S.lastClockWall = now
+end
+
+local function frameBody()
+  local t = S.engine.time()
+  local lines, replaced = link.readLines('to_game.log')
+  if replaced then log.warn('to_game.log is shorter than what was read: replaced, reading it again from byte 0') end
+  for _, line in ipairs(lines) do inbox.handle(S, line.text, line.pos, t) end
+  applyStanding(t)
+  updatePace(t)
+  maybeClock(t)
+end
+
+--- Every frame: read the link, apply what is due standing, set limit and speed, write queued lines and the Clock.
+function M.frame()
+  if not S.active then return end
+  local ok, err = xpcall(frameBody, debug and debug.traceback or tostring)
+  if not ok then
+    -- fail safe: a fault in the controller must not let the world run past what it holds
+    log.error('frame failed: ' .. tostring(err))
+    pcall(function() S.engine.setLimit(S.engine.time()) end)
+  end
+  S.outbox:flush()
+  log.flush()
+end
+
+--- The world stands at t and is about to execute t → t+STEP: reseed the generator, apply everything stamped <= t.
+function M.beforeStep(t)
+  if not S.active then return end
+  random.seed(t)
+  if not rules.mayLeave(t, S.pace.limit) then
+    log.once('limit:' .. n(t), 'error', 'BARRIER: the engine steps at ' .. n(t) .. ' although the limit is ' .. n(S.pace.limit))
+  end
+  for _, item in ipairs(S.queue:due(t, complete)) do apply.apply(S, item, t) end
+end
+
+--- A local command before the game applies it: true = the mod carries it (stamped, sent, applied at the stamp).
+function M.command(cmd, category)
+  if not S.active then return false end
+  local text, err = json.encode(cmd)
+  if type(cmd) ~= 'table' or not text then
+    log.warn('command not carried (applied natively on this game only): ' .. tostring(err or 'not a table'))
+    return false
+  end
+  local body = json.decode(text) -- the originator applies exactly what the peers decode
+  category = rules.category(category)
+  local t = S.engine.time()
+  S.seq = S.seq + 1
+  if S.pauseAt ~= nil and t >= S.pauseAt then
+    S.outbox:add('Action', { seq = S.seq, body = body, category = category, pause = true })
+    log.info('pause action ' .. n(S.id) .. ':' .. n(S.seq) .. ' sent at t ' .. n(t) .. ' (the host stamps it)')
+    return true
+  end
+  local stamp = rules.stamp(t, S.safe, S.ahead)
+  S.outbox:add('Action', { stamp = stamp, seq = S.seq, body = body, category = category })
+  S.queue:push({ kind = 'action', stamp = stamp, from = S.id, seq = S.seq, body = body, category = category,
+    allowed = rules.allowed(S.permissions, S.id, category) })
+  log.info('action ' .. n(S.id) .. ':' .. n(S.seq) .. ' stamped ' .. n(stamp) .. ' at t ' .. n(t))
+  return true
+end
+
+--- The local player asks for a speed (0 = pause): a SpeedRequest to the host. True when sent.
+function M.requestSpeed(s)
+  if not S.active then return false end
+  if not rules.isSpeed(s) then
+    log.warn('requestSpeed(' .. tostring(s) .. '): not a speed (0, 1, 2, 4)')
+    return false
+  end
+  S.outbox:add('SpeedRequest', { speed = s })
+  log.info('SpeedRequest ' .. n(s))
+  return true
+end
+
+--- A read-only snapshot for the game's status and for tests.
+function M.status()
+  local t
+  if S.active then t = S.engine.time() end
+  return {
+    active = S.active, id = S.id, name = S.name, t = t, safe = S.safe, ahead = S.ahead, barrier = S.barrier,
+    limit = S.pace.limit, speed = S.pace.speed, started = S.started, pauseAt = S.pauseAt, stop = S.pace.stop,
+    late = S.late, queued = S.queue:size(), seq = S.seq, pause = S.pauseRead,
+  }
+end
+
+return M
