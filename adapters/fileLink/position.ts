@@ -14,14 +14,17 @@ export function formatPosition(position: LinePosition): string {
   return `${position.gen}:${position.offset}`;
 }
 
-const POSITION = /^(\d{1,15}):(\d{1,15})$/;
+const POSITION = /^(\d{1,16}):(\d{1,16})$/;
 
-/** Parses `<gen>:<offset>` (surrounding white space allowed); gen ≥ 1, offset ≥ 0, both decimal. Never throws. */
+/**
+ * Parses `<gen>:<offset>` (surrounding white space allowed): gen ≥ 1, offset ≥ 0, decimal safe integers.
+ * Never throws. */
 export function parsePosition(text: string): ParsedPosition {
   const match = POSITION.exec(text.trim());
   if (!match) return { ok: false, reason: `not <gen>:<offset>: ${JSON.stringify(text.slice(0, 40))}` };
   const gen = Number(match[1]);
   const offset = Number(match[2]);
+  if (!Number.isSafeInteger(gen) || !Number.isSafeInteger(offset)) return { ok: false, reason: 'number past 2^53' };
   if (gen < 1) return { ok: false, reason: 'generation 0 (generations start at 1)' };
   return { ok: true, position: { gen, offset } };
 }
