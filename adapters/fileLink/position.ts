@@ -18,7 +18,8 @@ const POSITION = /^(\d{1,16}):(\d{1,16})$/;
 
 /**
  * Parses `<gen>:<offset>` (surrounding white space allowed): gen ≥ 1, offset ≥ 0, decimal safe integers.
- * Never throws. */
+ * Never throws.
+ */
 export function parsePosition(text: string): ParsedPosition {
   const match = POSITION.exec(text.trim());
   if (!match) return { ok: false, reason: `not <gen>:<offset>: ${JSON.stringify(text.slice(0, 40))}` };

@@ -1,0 +1,173 @@
+// The launcher's end of one session folder (spec: architecture.txt §2; the session folder contract): starts a new
+// generation of to_game.log, writes identity.txt with start=<gen>:0, appends link lines to to_game.log and tails
+// from_game.log, reporting lines that do not parse (file + offset) and skipping them.
+import { Observable, concat, filter, from, map, merge, share } from 'rxjs';
+import {
+  identityProblem,
+  readRecordedGen,
+  removeStaleControlTmpFiles,
+  writeIdentity,
+  writeResyncCursor,
+  type Identity,
+} from './controlFiles.ts';
+import { tailLines, type LineRecord, type TailEvent } from './lineReader.ts';
+import { completeLinesEnd, openLineWriter } from './lineWriter.ts';
+import { formatLinkLine, parseLinkLine, type LinkLine, type ParsedLine } from './linkLine.ts';
+import type { LinePosition } from './position.ts';
+import { SessionFile, ensureSessionDir } from './sessionFolder.ts';
+
+/** Something the link noticed and skipped: a bad line, an over-long line, a read error, a replaced file. */
+export interface LinkProblem {
+  /** File name inside the session folder (`from_game.log`, `identity.txt`). */
+  file: string;
+  /** Byte offset of the line (or the reader's position) in that file. */
+  offset: number;
+  reason: string;
+}
+
+export interface GameLinkOptions {
+  /** from_game.log poll interval in ms (default 25). */
+  pollMs?: number;
+  /** Also wake on fs.watch events (default true). */
+  watch?: boolean;
+  /**
+   * Where to begin reading from_game.log: `'end'` (default: after its last complete line, so a previous session's
+   * lines are not taken for this one's), `'start'` (byte 0), or a saved position.
+   */
+  fromGame?: 'end' | 'start' | LinePosition;
+  /** Longest from_game.log line accepted (default 1 MiB). */
+  maxLineBytes?: number;
+}
+
+/** The launcher's end of one session folder. */
+export interface GameLink {
+  readonly dir: string;
+  /** The identity written, with its `start` (this link's to_game.log generation, offset 0). */
+  readonly identity: Identity;
+  /** Appends one line to to_game.log (writes are serialised in call order). Rejects a kind or payload that cannot be a line. */
+  send(kind: string, payload: unknown): Promise<void>;
+  /** Appends several lines in one write(). */
+  sendBatch(lines: readonly LinkLine[]): Promise<void>;
+  /** Parsed lines of from_game.log, in order. Reading starts at the first subscription to this or `problems`. */
+  readonly fromGame: Observable<LinkLine>;
+  /** Lines that were skipped (with file and offset), read errors, replacements of from_game.log. */
+  readonly problems: Observable<LinkProblem>;
+  /** The position after the last line sent (for resync_cursor.txt). */
+  toGamePosition(): LinePosition;
+  /** The position after the last from_game.log line read. */
+  fromGamePosition(): LinePosition;
+  /** Writes resync_cursor.txt (atomic replace). */
+  writeResyncCursor(position: LinePosition): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the launcher's end of session folder `dir` (created when missing): removes stale temporary files, replaces
+ * to_game.log by an empty file of generation N + 1 (N from identity.txt `start=`, 0 when none), then writes
+ * identity.txt with `start=<N+1>:0`, in that order so a mod never reads the old file's lines as this session's.
+ */
+export async function openGameLink(
+  dir: string,
+  identity: { name: string; id: number; role: 'host' | 'player' },
+  options: GameLinkOptions = {},
+): Promise<GameLink> {
+  const problem = identityProblem({ ...identity, start: { gen: 1, offset: 0 } });
+  if (problem !== undefined) throw new TypeError(`identity: ${problem}`);
+  const paths = await ensureSessionDir(dir);
+  await removeStaleControlTmpFiles(dir);
+  const recorded = await readRecordedGen(dir);
+  const startProblems: LinkProblem[] = [];
+  if (recorded.problem !== undefined) {
+    startProblems.push({ file: SessionFile.identity, offset: 0, reason: `${recorded.problem}; generation restarts at 1` });
+  }
+  const gen = recorded.gen + 1;
+  const fromStart = await resolveFromGameStart(paths.fromGame, options.fromGame ?? 'end');
+  const writer = await openLineWriter(paths.toGame, { replace: true });
+  const written: Identity = { ...identity, start: { gen, offset: 0 } };
+  try {
+    await writeIdentity(dir, written);
+  } catch (error) {
+    await writer.close();
+    throw error;
+  }
+
+  const tail = tailLines({
+    path: paths.fromGame,
+    start: fromStart,
+    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    ...(options.watch !== undefined ? { watch: options.watch } : {}),
+    ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
+  });
+  const parsed = tail.records.pipe(
+    map((record) => ({ record, result: parseRecord(record) })),
+    share(),
+  );
+  const fromGame = parsed.pipe(
+    filter((item) => item.result.ok),
+    map((item) => (item.result as { ok: true; line: LinkLine }).line),
+  );
+  const badLines = parsed.pipe(
+    filter((item) => !item.result.ok),
+    map((item): LinkProblem => ({
+      file: SessionFile.fromGame,
+      offset: item.record.offset,
+      reason: (item.result as { ok: false; reason: string }).reason,
+    })),
+  );
+  const tailProblems = tail.events.pipe(map((event) => tailEventProblem(event)));
+  const problems = concat(from(startProblems), merge(badLines, tailProblems));
+
+  let closed = false;
+  return {
+    dir,
+    identity: written,
+    send: (kind, payload) => sendLines(writer, [{ kind, payload }]),
+    sendBatch: (lines) => sendLines(writer, lines),
+    fromGame,
+    problems,
+    toGamePosition: () => ({ gen, offset: writer.size }),
+    fromGamePosition: () => tail.position(),
+    writeResyncCursor: (position) => writeResyncCursor(dir, position),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await tail.close();
+      await writer.close();
+    },
+  };
+}
+
+function sendLines(writer: { write(lines: string[]): Promise<void> }, lines: readonly LinkLine[]): Promise<void> {
+  let text: string[];
+  try {
+    text = lines.map((line) => formatLinkLine(line.kind, line.payload));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return writer.write(text);
+}
+
+function parseRecord(record: LineRecord): ParsedLine {
+  if (!record.utf8) return { ok: false, reason: 'invalid UTF-8' };
+  return parseLinkLine(record.text);
+}
+
+function tailEventProblem(event: TailEvent): LinkProblem {
+  switch (event.type) {
+    case 'replaced':
+      return {
+        file: SessionFile.fromGame,
+        offset: 0,
+        reason: `file replaced (${event.why}): reading generation ${event.gen} from byte 0`,
+      };
+    case 'skipped':
+    case 'error':
+      return { file: SessionFile.fromGame, offset: event.offset, reason: event.reason };
+  }
+}
+
+async function resolveFromGameStart(path: string, start: 'end' | 'start' | LinePosition): Promise<LinePosition> {
+  if (start === 'start') return { gen: 1, offset: 0 };
+  if (start === 'end') return { gen: 1, offset: await completeLinesEnd(path) };
+  return start;
+}
