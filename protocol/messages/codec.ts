@@ -28,7 +28,9 @@ export function validatePayload<K extends KindName>(kind: K, value: unknown): De
 /** Payload bytes → UTF-8 JSON → the validated, typed payload of `kind`. Never throws. */
 export function decodePayload<K extends KindName>(kind: K, bytes: Uint8Array): DecodeResult<Payloads[K]> {
   if (!isKindName(kind)) return { ok: false, reason: `${String(kind).slice(0, 40)}: unknown kind` };
-  if (bytes.length > LIMITS.payloadBytes) return { ok: false, reason: `${kind}: larger than ${LIMITS.payloadBytes} bytes` };
+  if (bytes.length > LIMITS.payloadBytes) {
+    return { ok: false, reason: `${kind}: larger than ${LIMITS.payloadBytes} bytes` };
+  }
   const text = fromUtf8(bytes);
   if (text === undefined) return { ok: false, reason: `${kind}: not UTF-8` };
   let value: unknown;

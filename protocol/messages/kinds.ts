@@ -71,7 +71,7 @@ export function isSealedKind(code: number): boolean {
 
 /** Whether a player may send this kind: 30 to 41 and 50 to 53 (anything else from a player is dropped). */
 export function playerMaySend(code: number): boolean {
-  return (code >= 30 && code <= 41) || (code >= 50 && code <= 53);
+  return Number.isInteger(code) && ((code >= 30 && code <= 41) || (code >= 50 && code <= 53));
 }
 
 /** Who sends a kind to whom, as the spec's table says it. */

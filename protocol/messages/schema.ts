@@ -73,7 +73,8 @@ export function bool(): Schema<boolean> {
 export function int(min: number, max: number): Schema<number> {
   const range = `expected an integer from ${min} to ${max}`;
   return {
-    check: (v, path) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? ok(v) : fail(path, range)),
+    check: (v, path) =>
+      typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? ok(v) : fail(path, range),
     toJson: (v) => v,
   };
 }
@@ -83,11 +84,12 @@ export function uint(max: number = Number.MAX_SAFE_INTEGER): Schema<number> {
   return int(0, max);
 }
 
-/** A finite number (a double; JSON text gives back the same double), optionally within bounds. */
-export function num(min: number = -Number.MAX_VALUE, max: number = Number.MAX_VALUE): Schema<number> {
-  const what = min === -Number.MAX_VALUE && max === Number.MAX_VALUE ? 'expected a finite number' : `expected a number from ${min} to ${max}`;
+/** A finite number (a double; JSON text gives back the same double), optionally with a lower bound. */
+export function num(min?: number): Schema<number> {
+  const floor = min ?? -Infinity;
+  const what = min === undefined ? 'expected a finite number' : `expected a finite number, at least ${min}`;
   return {
-    check: (v, path) => (typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? ok(v) : fail(path, what)),
+    check: (v, path) => (typeof v === 'number' && Number.isFinite(v) && v >= floor ? ok(v) : fail(path, what)),
     toJson: (v) => v,
   };
 }
@@ -400,7 +402,7 @@ export function json(options: JsonOptions): Schema<JsonValue> {
           budget -= x.length + 2;
           return budget < 0 ? refuse(tooLarge) : x;
         }
-        if (typeof x !== 'object') return refuse(`has a ${typeof x}, not JSON`);
+        if (typeof x !== 'object') return refuse(`has a value of type ${typeof x}, not JSON`);
         if (depth >= maxDepth) return refuse(`nested deeper than ${maxDepth}`);
         if (Array.isArray(x)) {
           budget -= 2 + x.length;

@@ -122,7 +122,11 @@ export const resyncSaveSchema: Schema<ResyncSavePayload> = obj({ id: counter(), 
 
 export const resyncChunkSchema: Schema<ResyncChunkPayload> = chunk();
 
-export const resyncLoadSchema: Schema<ResyncLoadPayload> = obj({ id: counter(), name: saveName(), sha256: sha256Hex() });
+export const resyncLoadSchema: Schema<ResyncLoadPayload> = obj({
+  id: counter(),
+  name: saveName(),
+  sha256: sha256Hex(),
+});
 
 export const checksumReportSchema: Schema<ChecksumReportPayload> = obj({
   n: counter(),

@@ -4,7 +4,18 @@
 import { LIMITS } from '../limits.ts';
 import { arr, bool, bytes, dflt, num, obj, oneOf, opt, rec, str } from '../schema.ts';
 import type { Schema } from '../schema.ts';
-import { counter, displayName, gameTime, idList, identifier, joinerId, playerId, speed, steps, version } from './common.ts';
+import {
+  counter,
+  displayName,
+  gameTime,
+  idList,
+  identifier,
+  joinerId,
+  playerId,
+  speed,
+  steps,
+  version,
+} from './common.ts';
 import type { Speed } from './common.ts';
 
 /** Who a permission covers (spec: "Permissions"). The host's own game (0) is allowed in every set. */
