@@ -45,7 +45,11 @@ export function tmpPrefix(path: string): string {
  * renames it over `path`, then fsyncs the folder so the rename itself is durable. On failure the temporary file is
  * removed (when still possible) and the error is rethrown; `path` then still holds its old content.
  */
-export async function replaceFile(path: string, content: string | Uint8Array, options: ReplaceOptions = {}): Promise<void> {
+export async function replaceFile(
+  path: string,
+  content: string | Uint8Array,
+  options: ReplaceOptions = {},
+): Promise<void> {
   const fs = options.fs ?? nodeAtomicFs;
   const tmp = join(dirname(path), `${tmpPrefix(path)}${process.pid}-${++tmpCounter}`);
   try {

@@ -62,7 +62,7 @@ export function identityProblem(identity: Identity): string | undefined {
   return undefined;
 }
 
-/** Writes identity.txt in `dir` by atomic replacement. Rejects (TypeError) an identity {@link identityProblem} refuses. */
+/** Writes identity.txt in `dir` by atomic replacement; rejects (TypeError) what {@link identityProblem} refuses. */
 export async function writeIdentity(dir: string, identity: Identity, options?: ReplaceOptions): Promise<void> {
   const problem = identityProblem(identity);
   if (problem !== undefined) throw new TypeError(`identity: ${problem}`);
@@ -109,5 +109,6 @@ export async function readResyncCursor(dir: string): Promise<ReturnType<typeof p
 /** Removes temporary files of identity.txt and resync_cursor.txt left by a launcher killed mid-replacement. */
 export async function removeStaleControlTmpFiles(dir: string, options?: ReplaceOptions): Promise<number> {
   const paths = sessionPaths(dir);
-  return (await removeStaleTmpFiles(paths.identity, options)) + (await removeStaleTmpFiles(paths.resyncCursor, options));
+  const identity = await removeStaleTmpFiles(paths.identity, options);
+  return identity + (await removeStaleTmpFiles(paths.resyncCursor, options));
 }

@@ -44,7 +44,7 @@ export interface GameLink {
   readonly dir: string;
   /** The identity written, with its `start` (this link's to_game.log generation, offset 0). */
   readonly identity: Identity;
-  /** Appends one line to to_game.log (writes are serialised in call order). Rejects a kind or payload that cannot be a line. */
+  /** Appends one line to to_game.log (serialised in call order). Rejects a kind or payload that cannot be a line. */
   send(kind: string, payload: unknown): Promise<void>;
   /** Appends several lines in one write(). */
   sendBatch(lines: readonly LinkLine[]): Promise<void>;
@@ -78,7 +78,8 @@ export async function openGameLink(
   const recorded = await readRecordedGen(dir);
   const startProblems: LinkProblem[] = [];
   if (recorded.problem !== undefined) {
-    startProblems.push({ file: SessionFile.identity, offset: 0, reason: `${recorded.problem}; generation restarts at 1` });
+    const reason = `${recorded.problem}; generation restarts at 1`;
+    startProblems.push({ file: SessionFile.identity, offset: 0, reason });
   }
   const gen = recorded.gen + 1;
   const fromStart = await resolveFromGameStart(paths.fromGame, options.fromGame ?? 'end');

@@ -114,6 +114,7 @@ class FileTail implements LineTail {
   #watcher: FSWatcher | undefined;
   #running: Promise<void> | undefined;
   #again = false;
+  #lastError: string | undefined;
 
   constructor(options: LineReaderOptions) {
     this.#path = options.path;
@@ -205,8 +206,14 @@ class FileTail implements LineTail {
         while (!this.#closed && (await this.#step())) {
           // keep reading while there is progress
         }
+        this.#lastError = undefined;
       } catch (error) {
-        this.#emitEvent({ type: 'error', gen: this.#gen, offset: this.#offset, reason: (error as Error).message });
+        // Retried at the next wake; the same failure again and again is reported once.
+        const reason = (error as Error).message;
+        if (reason !== this.#lastError) {
+          this.#emitEvent({ type: 'error', gen: this.#gen, offset: this.#offset, reason });
+        }
+        this.#lastError = reason;
       }
     } while (this.#again && !this.#closed);
   }
@@ -292,7 +299,7 @@ class FileTail implements LineTail {
       const last = chunk.lastIndexOf(NEWLINE);
       if (last < 0) {
         if (bytesRead <= this.#maxLine) return; // an incomplete line: wait for its `\n`
-        this.#emitEvent({ type: 'skipped', gen, offset: base, reason: `line longer than ${this.#maxLine} bytes` });
+        this.#emitEvent({ type: 'skipped', gen, offset: base, reason: this.#tooLong() });
         this.#skipping = true;
         this.#offset = base + bytesRead;
         continue;
@@ -302,7 +309,7 @@ class FileTail implements LineTail {
         const at = chunk.indexOf(NEWLINE, from);
         this.#offset = base + at + 1;
         if (at - from > this.#maxLine) {
-          this.#emitEvent({ type: 'skipped', gen, offset: base + from, reason: `line longer than ${this.#maxLine} bytes` });
+          this.#emitEvent({ type: 'skipped', gen, offset: base + from, reason: this.#tooLong() });
         } else {
           const { text, utf8 } = decodeLine(chunk.subarray(from, at));
           this.#records.next({ text, utf8, gen, offset: base + from, end: base + at + 1 });
@@ -311,6 +318,10 @@ class FileTail implements LineTail {
         from = at + 1;
       }
     }
+  }
+
+  #tooLong(): string {
+    return `line longer than ${this.#maxLine} bytes`;
   }
 
   #emitEvent(event: TailEvent): void {

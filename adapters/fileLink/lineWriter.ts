@@ -51,7 +51,7 @@ export async function openLineWriter(path: string, options: LineWriterOptions = 
   }
 }
 
-/** The length of `path` up to and including its last `\n` (0 when missing or without one): where its complete lines end. */
+/** Where the complete lines of `path` end: just after its last `\n` (0 when it is missing or has none). */
 export async function completeLinesEnd(path: string): Promise<number> {
   let handle: FileHandle;
   try {

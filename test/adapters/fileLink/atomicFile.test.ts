@@ -178,7 +178,7 @@ describe('D5 atomic replace of identity.txt against a writer process', () => {
     }
   });
 
-  it('SIGKILL of the writer at random points leaves a complete identity; stale tmp files are removed at start', async () => {
+  it('SIGKILL of the writer at random points leaves a complete identity; stale tmp files go at start', async () => {
     const session = join(dir, 'kills');
     mkdirSync(session);
     const random = seededRandom(0xd5);

@@ -32,7 +32,8 @@ describe('positions', () => {
   it('formats and parses <gen>:<offset>', () => {
     expect(formatPosition({ gen: 12, offset: 3456 })).toBe('12:3456');
     expect(parsePosition(' 12:3456\r\n')).toEqual({ ok: true, position: { gen: 12, offset: 3456 } });
-    for (const bad of ['', '12', '12:', ':5', '-1:5', '1:-5', '1.5:2', '0:0', 'a:b', '1:2:3', '1 :2', '9999999999999999:1', '1:99999999999999999']) {
+    const bads = ['', '12', '12:', ':5', '-1:5', '1:-5', '1.5:2', '0:0', 'a:b', '1:2:3', '1 :2', '9999999999999999:1'];
+    for (const bad of [...bads, '1:99999999999999999']) {
       expect(parsePosition(bad).ok, bad).toBe(false);
     }
   });

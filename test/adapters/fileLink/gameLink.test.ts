@@ -46,7 +46,8 @@ describe('openGameLink', () => {
     const dir = join(root, 's');
     const { link } = await open(dir);
     const sends = Array.from({ length: 300 }, (_, t) => link.send('Clock', { t, speed: 1 }));
-    sends.push(link.sendBatch([{ kind: 'Chat', payload: { text: 'hi\n' } }, { kind: 'Session', payload: { started: true } }]));
+    const batch = [{ kind: 'Chat', payload: { text: 'hi\n' } }, { kind: 'Session', payload: { started: true } }];
+    sends.push(link.sendBatch(batch));
     await Promise.all(sends);
     const expected =
       Array.from({ length: 300 }, (_, t) => `Clock\t{"t":${t},"speed":1}\n`).join('') +
@@ -70,7 +71,7 @@ describe('openGameLink', () => {
     expect(() => statSync(dir)).toThrow();
   });
 
-  it('starts a new generation at every open, across restarts; a mod following identity reads only its session', async () => {
+  it('starts a new generation at every open across restarts; a mod following identity reads its session', async () => {
     const dir = join(root, 'restarts');
     const mod = tailLines({ path: join(dir, 'to_game.log'), pollMs: 5, start: { gen: 1, offset: 0 } });
     const seen: string[] = [];
@@ -93,7 +94,7 @@ describe('openGameLink', () => {
     }
   });
 
-  it('continues from the generation recorded in identity.txt; an unreadable one restarts at 1 and says so', async () => {
+  it('continues from the generation in identity.txt; an unreadable one restarts at 1 and says so', async () => {
     const dir = join(root, 'recorded');
     await mkdir(dir);
     writeFileSync(join(dir, 'identity.txt'), 'name=Old\nid=0\nrole=host\nstart=41:17\n');

@@ -203,7 +203,7 @@ describe('tailLines', () => {
     expect(events).toHaveLength(1);
   });
 
-  it('gives, inside a line callback, the position just after that line; emits nothing before a subscriber', async () => {
+  it('gives, inside a callback, the position just after that line; emits nothing before a subscriber', async () => {
     const path = join(dir, 'f.log');
     writeFileSync(path, 'A\t1\nBB\t2\n');
     const tail = tailLines({ path, watch: false, pollMs: 5 });
@@ -214,6 +214,17 @@ describe('tailLines', () => {
     tail.lines.subscribe((line) => seen.push([line, tail.position().offset]));
     await waitFor(() => seen.length === 2, 'two lines');
     expect(seen).toEqual([['A\t1', 4], ['BB\t2', 9]]);
+  });
+
+  it('reports a read error once, however often it recurs, and never errors the observables', async () => {
+    const path = join(dir, 'a-folder');
+    await mkdir(path);
+    const { tail, events } = follow({ path, watch: false, pollMs: 5 });
+    let failed = false;
+    tail.lines.subscribe({ error: () => (failed = true) });
+    for (let i = 0; i < 5; i++) await tail.readNow();
+    expect(events).toMatchObject([{ type: 'error', gen: 1, offset: 0, reason: expect.stringContaining('EISDIR') }]);
+    expect(failed).toBe(false);
   });
 
   it('stops at close: completes the observables and reads nothing more', async () => {
