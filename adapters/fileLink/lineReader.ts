@@ -253,11 +253,17 @@ class FileTail implements LineTail {
       if (errorCode(error) === 'ENOENT') return false;
       throw error;
     }
+    let info: Awaited<ReturnType<FileHandle['stat']>>;
+    try {
+      info = await handle.stat();
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
     if (this.#closed) {
       await handle.close();
       return false;
     }
-    const info = await handle.stat();
     this.#handle = handle;
     this.#ino = info.ino;
     this.#dev = info.dev;
