@@ -89,15 +89,17 @@ function sinkStage(dest: Socket): Stage {
   };
 }
 
-/** A FIFO released by a timer: used by the toxics that delay bytes. */
-function queuedStage(next: Stage, schedule: (release: () => void) => void): Stage & { queue: Buffer[] } {
-  const queue: Buffer[] = [];
+/** A FIFO released by a timer: used by the toxics that delay bytes. O(1) per piece (a head index, a byte count). */
+function queuedStage(next: Stage, schedule: (release: () => void) => void): Stage {
+  let queue: Buffer[] = [];
+  let head = 0;
+  let heldBytes = 0;
   let ended = false;
   let waiting = false;
   let stopped = false;
   const pump = (): void => {
     if (waiting || stopped) return;
-    if (queue.length === 0) {
+    if (head === queue.length) {
       if (ended) next.end();
       return;
     }
@@ -105,28 +107,37 @@ function queuedStage(next: Stage, schedule: (release: () => void) => void): Stag
     schedule(() => {
       waiting = false;
       if (stopped) return;
-      const piece = queue.shift();
-      if (piece !== undefined) next.write(piece);
+      const piece = queue[head]!;
+      queue[head] = EMPTY;
+      head++;
+      if (head === queue.length) {
+        queue = [];
+        head = 0;
+      }
+      heldBytes -= piece.length;
+      next.write(piece);
       pump();
     });
   };
   return {
-    queue,
     write: (chunk) => {
       queue.push(chunk);
+      heldBytes += chunk.length;
       pump();
     },
     end: () => {
       ended = true;
       pump();
     },
-    held: () => queue.reduce((n, b) => n + b.length, 0) + next.held(),
+    held: () => heldBytes + next.held(),
     stop: () => {
       stopped = true;
       next.stop();
     },
   };
 }
+
+const EMPTY = Buffer.alloc(0);
 
 function buildStage(toxic: Toxic, next: Stage, control: PairControl): Stage {
   const random = control.random;
