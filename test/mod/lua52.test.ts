@@ -1,0 +1,110 @@
+// The mod under the Lua the game embeds (Lua 5.2, Debian's lua5.2): every mod file compiles with `luac5.2 -p`,
+// the plain-Lua unit tests pass under lua5.2 AND under wasmoon (Lua 5.4), and both give the same random numbers
+// and the same JSON text (architecture §7 item 2: the same sequence on every game).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { luaSources, modDir, newLuaState, repoRoot } from './support/luaMod.ts';
+
+const INSTALL = "install Debian's lua5.2 (apt-get install -y lua5.2)";
+
+function requireLua52(): void {
+  for (const bin of ['lua5.2', 'luac5.2']) {
+    const r = spawnSync(bin, ['-v'], { encoding: 'utf8' });
+    if (r.error) throw new Error(`${bin} is missing: ${INSTALL}`);
+  }
+}
+
+const luaFiles = [
+  ...readdirSync(modDir).filter((f) => f.endsWith('.lua')).map((f) => join('mod', f)),
+  ...readdirSync(join(modDir, 'tests')).filter((f) => f.endsWith('.lua')).map((f) => join('mod', 'tests', f)),
+  join('test', 'mod', 'support', 'engine_double.lua'),
+];
+
+// Numbers of the generator and JSON texts, printed the same way by both Lua versions.
+const CROSS_SCRIPT = `
+local R = require('feverlink3_random')
+local J = require('feverlink3_json')
+local out = {}
+for _, t in ipairs({ 0, 200, 10341800, 3000000000, 9007199254740000 }) do
+  R.seed(t)
+  for _ = 1, 5 do out[#out + 1] = J.num(R.random()) .. ' ' .. J.num(R.random(1, 1000000)) .. ' ' .. J.num(R.random(6)) end
+end
+out[#out + 1] = J.encode({ a = 3000000000, b = 1.5, c = { 1, 2.25, -0.0, 1e300, 1 / 3 }, d = J.decode('[1e3, 7.0, -2]') })
+out[#out + 1] = J.encode(J.decode('{"t":9007199254740991,"s":"\\\\u00e9\\\\n","x":[],"y":{}}'))
+return table.concat(out, '\\n')
+`;
+
+describe('mod under Lua 5.2', () => {
+  it('has lua5.2 and luac5.2', () => {
+    requireLua52();
+  });
+
+  it.each(luaFiles)('luac5.2 -p %s', (file) => {
+    requireLua52();
+    const r = spawnSync('luac5.2', ['-p', file], { cwd: repoRoot, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('passes the plain-Lua unit tests (lua5.2 mod/tests/run.lua)', () => {
+    requireLua52();
+    const r = spawnSync('lua5.2', ['mod/tests/run.lua'], { cwd: repoRoot, encoding: 'utf8', timeout: 20_000 });
+    expect(r.stdout + r.stderr).toMatch(/\d+ passed, 0 failed \(Lua 5\.2\)/);
+    expect(r.status).toBe(0);
+  });
+
+  it('fails the run (exit status 1) when a unit test fails', () => {
+    requireLua52();
+    const dir = mkdtempSync(join(tmpdir(), 'fl3-lua-'));
+    try {
+      const script = join(dir, 'failing.lua');
+      writeFileSync(script, `package.path = '${join(modDir, 'tests')}/?.lua;' .. package.path
+        local T = require('testlib'); T.test('fails', function() T.eq(1, 2) end); T.report()`);
+      const r = spawnSync('lua5.2', [script], { encoding: 'utf8' });
+      expect(r.status).toBe(1);
+      expect(r.stdout).toContain('FAIL');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('passes the same unit tests under Lua 5.4 (wasmoon)', async () => {
+    const lua = await newLuaState(luaSources(true));
+    try {
+      const printed: string[] = [];
+      lua.global.set('print', (...args: unknown[]) => void printed.push(args.map(String).join('\t')));
+      let failure = '';
+      try {
+        lua.doStringSync("require('run')");
+      } catch (err) {
+        failure = String(err);
+      }
+      expect(printed.join('\n') + failure).toMatch(/\d+ passed, 0 failed \(Lua 5\.4\)/);
+      expect(failure).toBe('');
+    } finally {
+      lua.global.close();
+    }
+  });
+
+  it('gives the same random numbers and JSON text in lua5.2 and in wasmoon', async () => {
+    requireLua52();
+    const dir = mkdtempSync(join(tmpdir(), 'fl3-lua-'));
+    const lua = await newLuaState(luaSources());
+    try {
+      const script = join(dir, 'cross.lua');
+      writeFileSync(script, `package.path = '${modDir}/?.lua;' .. package.path\nprint((function() ${CROSS_SCRIPT} end)())`);
+      const r = spawnSync('lua5.2', [script], { encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      const in54 = String(lua.doStringSync(CROSS_SCRIPT));
+      expect(r.stdout.trimEnd()).toBe(in54);
+      expect(in54).not.toMatch(/\d\.0\b/); // no integer printed as a float
+      expect(in54).toContain('"a":3000000000');
+    } finally {
+      lua.global.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

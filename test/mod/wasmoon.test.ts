@@ -1,0 +1,486 @@
+// The Lua mod in wasmoon (Lua 5.4) with a TEST DOUBLE engine and real files in a temp session folder:
+// Hello, Clock lines and the promise, the barrier (setLimit), stamps and apply order, pause and the pause order,
+// verdicts, late items, bad lines, file replacement, random (spec/lockstep.md; docs/ENGINE.md).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadGame, type ModGame } from './support/luaMod.ts';
+import { makeSessionFolder, type LinkLine, type SessionFolder } from './support/sessionFolder.ts';
+
+const T0 = 3_000_000_000; // above 2^31: integers must stay exact
+const STEP = 200;
+const disposers: (() => void)[] = [];
+afterEach(() => {
+  while (disposers.length) disposers.pop()!();
+});
+
+async function setup(id = 0, start?: string): Promise<{ s: SessionFolder; g: ModGame }> {
+  const s = makeSessionFolder(id, start ? { start } : {});
+  const g = await loadGame({ sessionDir: s.dir, t0: T0 });
+  disposers.push(() => g.close(), () => s.cleanup());
+  return { s, g };
+}
+
+/** Advances the wall clock, runs one frame, then up to k steps. */
+function tick(g: ModGame, wallMs: number, k = 0): number {
+  g.wall.ms += wallMs;
+  g.frame();
+  return k > 0 ? g.step(k) : 0;
+}
+
+/** Every ordinary Action comes before any Clock whose safe passes its stamp. */
+function expectActionsBeforeClocks(lines: LinkLine[]): void {
+  let promised = 0;
+  for (const line of lines) {
+    if (line.kind === 'Clock') promised = Math.max(promised, Number(line.payload.safe));
+    if (line.kind === 'Action' && line.payload.stamp !== undefined) {
+      expect(Number(line.payload.stamp), `Action ${JSON.stringify(line.payload)}`).toBeGreaterThanOrEqual(promised);
+    }
+  }
+}
+
+const started = { started: true, speed: 1, lead: 2 };
+
+describe('mod in wasmoon: start', () => {
+  it('stays inactive without FEVERLINK3_SESSION_DIR: command false, no limit, math.random untouched', async () => {
+    const g = await loadGame({ t0: T0 });
+    disposers.push(() => g.close());
+    g.run('__orig = math.random');
+    expect(g.init()).toBe(false);
+    expect(g.command({ op: 'x' })).toBe(false);
+    g.frame();
+    expect(g.engine().limit).toBeUndefined();
+    expect(g.run('return math.random == __orig')).toBe(true);
+    expect(g.status().active).toBe(false);
+  });
+
+  it('stays inactive without identity.txt', async () => {
+    const s = makeSessionFolder(1);
+    writeFileSync(join(s.dir, 'identity.txt'), 'name=x\n');
+    const g = await loadGame({ sessionDir: s.dir, t0: T0 });
+    disposers.push(() => g.close(), () => s.cleanup());
+    expect(g.init()).toBe(false);
+    expect(s.modLog()).toContain('identity.txt has no valid id');
+  });
+
+  it('says Hello {time} first, logs the official api probe, stands still until the session starts', async () => {
+    const { s, g } = await setup(2);
+    expect(g.init()).toBe(true);
+    expect(s.out()[0]).toEqual({ kind: 'Hello', payload: { time: T0 } });
+    expect(s.modLog()).toContain('official api probe: io=true os.getenv=true os.clock=true');
+    s.send('Session', { started: false, speed: 1, lead: 2 });
+    expect(tick(g, 20, 5)).toBe(0);
+    expect(g.engine().limit).toBe(T0);
+    expect(g.engine().wanted).toBe(0);
+    const clock = s.outOf('Clock')[0]!;
+    expect(clock).toEqual({ t: T0, speed: 0, ahead: 2, safe: T0 + 2 * STEP });
+    expect(readFileSync(join(s.dir, 'from_game.log'), 'utf8')).toContain('"t":3000000000');
+  });
+
+  it('ends a torn tail of from_game.log with a newline before writing (restart after a crash)', async () => {
+    const s = makeSessionFolder(0);
+    writeFileSync(join(s.dir, 'from_game.log'), 'Clock\t{"t":12\n' + 'Clock\t{"t":1');
+    const g = await loadGame({ sessionDir: s.dir, t0: T0 });
+    disposers.push(() => g.close(), () => s.cleanup());
+    g.init();
+    const text = readFileSync(join(s.dir, 'from_game.log'), 'utf8');
+    expect(text).toBe('Clock\t{"t":12\nClock\t{"t":1\nHello\t{"time":3000000000}\n');
+  });
+});
+
+describe('mod in wasmoon: clock, promise and barrier', () => {
+  it('alone: runs freely; Clock at most every 100 wall ms while t moves, safe rising and exact', async () => {
+    const { s, g } = await setup(0);
+    g.init();
+    s.send('Session', { started: true, speed: 2, lead: 3 });
+    tick(g, 0, 0);
+    expect(g.engine().limit).toBeUndefined();
+    expect(g.engine().wanted).toBe(2);
+    for (let i = 0; i < 20; i++) tick(g, 40, 1);
+    const clocks = s.outOf('Clock');
+    // 20 frames of 40 ms = 800 ms: one at the start, then at most one per 100 ms
+    expect(clocks.length).toBeGreaterThanOrEqual(6);
+    expect(clocks.length).toBeLessThanOrEqual(10);
+    let prev = 0;
+    for (const c of clocks) {
+      expect(Number(c.safe)).toBeGreaterThanOrEqual(prev);
+      expect(Number(c.safe) % STEP).toBe(0);
+      expect(Number(c.safe)).toBeGreaterThanOrEqual(Number(c.t) + 3 * STEP);
+      prev = Number(c.safe);
+    }
+    expect(Number(clocks.at(-1)!.t)).toBeGreaterThanOrEqual(T0 + 17 * STEP); // at most ~100 ms old
+  });
+
+  it('writes a heartbeat Clock every second while nothing changes, and at once when stop changes', async () => {
+    const { s, g } = await setup(0);
+    g.init();
+    s.send('Session', started);
+    tick(g, 0);
+    const n0 = s.outOf('Clock').length;
+    for (let i = 0; i < 10; i++) tick(g, 50); // t does not move (no steps): 500 ms, no line
+    expect(s.outOf('Clock').length).toBe(n0);
+    for (let i = 0; i < 11; i++) tick(g, 50);
+    expect(s.outOf('Clock').length).toBe(n0 + 1);
+    s.send('Session', { ...started, pauseAt: T0 });
+    tick(g, 1);
+    const last = s.outOf('Clock').at(-1)!;
+    expect(last.stop).toBe(true);
+  });
+
+  it('never steps past the lowest promise of the pacing peers; stands exactly at it', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', { started: true, speed: 4, lead: 2 });
+    s.send('PeerClock', { from: 0, t: T0, ahead: 2, safe: T0 + 1000 });
+    s.send('PeerClock', { from: 2, t: T0, ahead: 2, safe: T0 + 1400 });
+    expect(tick(g, 20, 50)).toBe(5);
+    expect(g.engine().t).toBe(T0 + 1000);
+    expect(g.engine().limit).toBe(T0 + 1000);
+    expect(g.status().barrier).toBe(T0 + 1000);
+    s.send('PeerClock', { from: 0, t: T0 + 800, ahead: 2, safe: T0 + 2000, need: T0 + 1200 });
+    expect(tick(g, 20, 50)).toBe(1);
+    expect(g.engine().t).toBe(T0 + 1200);
+    s.send('PeerClock', { from: 0, t: T0 + 800, ahead: 2, safe: T0 + 2000 });
+    tick(g, 20, 50);
+    expect(g.engine().t).toBe(T0 + 1400);
+  });
+
+  it('a stalled or left peer does not pace; a stalled one paces again with a fresh clock', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    s.send('PeerClock', { from: 0, t: T0, ahead: 2, safe: T0 + 4000 });
+    s.send('PeerClock', { from: 2, t: T0, ahead: 2, safe: T0 + 400, stalled: true });
+    s.send('PeerClock', { from: 3, t: T0, ahead: 2, safe: T0 + 200 });
+    s.send('PlayerLeft', { id: 3, name: 'gone' });
+    tick(g, 20);
+    expect(g.engine().limit).toBe(T0 + 4000);
+    s.send('PeerClock', { from: 2, t: T0 + 200, ahead: 2, safe: T0 + 800 });
+    tick(g, 20);
+    expect(g.engine().limit).toBe(T0 + 800);
+    s.send('Session', { ...started, stalled: [2] });
+    tick(g, 20);
+    expect(g.engine().limit).toBe(T0 + 4000);
+    s.send('PeerClock', { from: 3, t: T0 + 5000, ahead: 2, safe: T0 + 200 });
+    tick(g, 20);
+    expect(g.engine().limit).toBe(T0 + 4000);
+  });
+});
+
+describe('mod in wasmoon: actions', () => {
+  it('stamps its own action, writes it before the Clock that passes it, applies it at the stamp', async () => {
+    const { s, g } = await setup(0);
+    g.init();
+    s.send('Session', { started: true, speed: 1, lead: 3 });
+    tick(g, 0, 0);
+    for (let i = 0; i < 4; i++) tick(g, 100, 1);
+    const t = g.engine().t;
+    const safe = g.status().safe;
+    expect(g.command({ op: 'build', tag: 'a1' }, 'build')).toBe(true);
+    const stamp = Math.max(safe, Math.ceil((t + 3 * STEP) / STEP) * STEP);
+    for (let i = 0; i < 10; i++) tick(g, 100, 1);
+    const action = s.outOf('Action')[0]!;
+    expect(action).toEqual({ stamp, seq: 1, body: { op: 'build', tag: 'a1' }, category: 'build' });
+    expectActionsBeforeClocks(s.out());
+    const applied = g.engine().applied;
+    expect(applied).toEqual([{ t: stamp, cmd: { op: 'build', tag: 'a1' } }]);
+    expect(s.outOf('ActionRefused')).toEqual([{ seq: 1, from: 0, applied: true }]);
+  });
+
+  it('applies the actions of one stamp in (from, seq) order, whatever the arrival order; logs MARGIN', async () => {
+    const { s, g } = await setup(2);
+    g.init();
+    s.send('Session', started);
+    const st = T0 + 1000;
+    for (const [from, seq] of [[3, 2], [1, 5], [3, 1], [0, 9], [1, 4]] as const) {
+      s.send('Action', { stamp: st, seq, body: { tag: `${from}:${seq}` }, from, allowed: true });
+    }
+    s.send('Action', { stamp: st - STEP, seq: 7, body: { tag: '4:7' }, from: 4, allowed: true });
+    tick(g, 20, 20);
+    tick(g, 20); // verdicts made in beforeStep go out with the next frame
+    expect(g.engine().applied.map((a) => `${a.cmd.tag}@${a.t - T0}`)).toEqual([
+      '4:7@800', '0:9@1000', '1:4@1000', '1:5@1000', '3:1@1000', '3:2@1000',
+    ]);
+    expect(s.modLog()).toMatch(/MARGIN 1:5 stamp 3000001000 t 3000000000 margin 1000 game-ms/);
+    expect(s.outOf('ActionRefused')).toHaveLength(6);
+  });
+
+  it('applies a late item at once, counts it, logs LATE and says so in the verdict', async () => {
+    const { s, g } = await setup(2);
+    g.init();
+    s.send('Session', started);
+    tick(g, 20, 10);
+    expect(g.engine().t).toBe(T0 + 10 * STEP);
+    s.send('Action', { stamp: T0 + 4 * STEP, seq: 1, body: { tag: 'late' }, from: 1, allowed: true });
+    tick(g, 20);
+    expect(g.engine().applied).toEqual([{ t: T0 + 10 * STEP, cmd: { tag: 'late' } }]);
+    expect(g.status().late).toBe(1);
+    expect(s.modLog()).toContain('LATE 1:1 late by 1200 game-ms');
+    expect(s.outOf('ActionRefused')[0]).toEqual({
+      seq: 1, from: 1, applied: true, detail: 'late by 1200 game-ms (stamp 3000000800, applied at 3000002000)',
+    });
+  });
+
+  it('reports refusals: engine class and detail, a throw as partial, not allowed, no body', async () => {
+    const { s, g } = await setup(0);
+    g.init();
+    s.send('Session', started);
+    const st = T0 + 400;
+    s.send('Action', { stamp: st, seq: 1, body: { refuse: true }, from: 1, allowed: true });
+    s.send('Action', { stamp: st, seq: 2, body: { throw: true }, from: 1, allowed: true });
+    s.send('Action', { stamp: st, seq: 3, body: { ok: 1 }, category: 'bulldoze', from: 1, allowed: false });
+    s.send('Action', { stamp: st, seq: 4, body: 'not an object', from: 1, allowed: true });
+    s.send('Action', { stamp: st, seq: 5, body: { object: true }, from: 1, allowed: true });
+    tick(g, 20, 5);
+    tick(g, 20);
+    const verdicts = s.outOf('ActionRefused');
+    expect(verdicts[0]).toEqual({ seq: 1, from: 1, class: 'engine', detail: 'refused by the double' });
+    expect(verdicts[1]).toMatchObject({ seq: 2, from: 1, class: 'engine', partial: true });
+    expect(String(verdicts[1]!.detail)).toContain('the double threw');
+    expect(verdicts[2]).toEqual({ seq: 3, from: 1, class: 'module', detail: 'not allowed: bulldoze' });
+    expect(verdicts[3]).toEqual({ seq: 4, from: 1, class: 'decode', detail: 'the action has no body object' });
+    expect(verdicts[4]).toEqual({ seq: 5, from: 1, applied: true });
+  });
+
+  it('refuses its own action at the stamp when the stored Permissions forbid it', async () => {
+    const { s, g } = await setup(2);
+    g.init();
+    s.send('Session', started);
+    s.send('Permissions', { build: 'hostOnly', bulldoze: 'everyone', spend: { only: [2] }, speed: 'everyone' });
+    tick(g, 20);
+    g.command({ tag: 'b' }, 'build');
+    g.command({ tag: 's' }, 'spend');
+    tick(g, 100, 10);
+    tick(g, 20);
+    expect(g.engine().applied.map((a) => a.cmd.tag)).toEqual(['s']);
+    expect(s.outOf('ActionRefused')).toEqual([
+      { seq: 1, from: 2, class: 'module', detail: 'not allowed: build' },
+      { seq: 2, from: 2, applied: true },
+    ]);
+  });
+
+  it('drops a vetoed action with a refused verdict; ignores a copy of its own action', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    s.send('Action', { stamp: T0 + 1000, seq: 3, body: { tag: 'v' }, from: 2, allowed: true });
+    s.send('BuildVeto', { seq: 3, owner: 2, why: 'no node', from: 0, name: 'host', host: true });
+    s.send('Action', { stamp: T0 + 1000, seq: 1, body: { tag: 'echo' }, from: 1, allowed: true });
+    tick(g, 20, 10);
+    expect(g.engine().applied).toEqual([]);
+    expect(s.outOf('ActionRefused')).toEqual([
+      { seq: 3, from: 2, class: 'module', detail: 'vetoed by the host: no node' },
+    ]);
+    expect(s.modLog()).toContain('own Action 1:1 came back: ignored');
+  });
+
+  it('parks a build with commit = true until its BuildCommit, then applies it at the commit stamp', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    s.send('Action', { stamp: T0 + 400, seq: 1, body: { tag: 'held', commit: true }, from: 2, allowed: true });
+    s.send('Action', { stamp: T0 + 1200, seq: 2, body: { tag: 'plain' }, from: 2, allowed: true });
+    tick(g, 20, 3);
+    expect(g.engine().applied).toEqual([]);
+    s.send('BuildCommit', { seq: 1, owner: 2, stamp: T0 + 1200, from: 2 });
+    tick(g, 20, 10);
+    expect(g.engine().applied.map((a) => `${a.cmd.tag}@${a.t - T0}`)).toEqual(['held@1200', 'plain@1200']);
+  });
+
+  it('sends SpeedRequest for the local player; rejects a speed that is not 0/1/2/4', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    expect(g.requestSpeed(0)).toBe(true);
+    expect(g.requestSpeed(3)).toBe(false);
+    tick(g, 20);
+    expect(s.outOf('SpeedRequest')).toEqual([{ speed: 0 }]);
+  });
+});
+
+describe('mod in wasmoon: pause and the pause order', () => {
+  it('stops exactly at pauseAt, reports stop, sends a pause action without stamp while standing', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', { started: true, speed: 4, lead: 2 });
+    tick(g, 20, 3);
+    s.send('Session', { started: true, speed: 4, lead: 2, pauseAt: T0 + 2000 });
+    tick(g, 20, 100);
+    expect(g.engine().t).toBe(T0 + 2000);
+    tick(g, 20);
+    const clock = s.outOf('Clock').at(-1)!;
+    expect(clock).toMatchObject({ t: T0 + 2000, speed: 0, stop: true });
+    expect(g.command({ tag: 'p1' }, 'build')).toBe(true);
+    tick(g, 20, 10);
+    expect(s.outOf('Action').at(-1)).toEqual({ seq: 1, body: { tag: 'p1' }, category: 'build', pause: true });
+    expect(g.engine().applied).toEqual([]);
+    expect(g.engine().t).toBe(T0 + 2000);
+  });
+
+  it('a game already past pauseAt stands where it is and reports its real t', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    tick(g, 20, 10);
+    s.send('Session', { ...started, pauseAt: T0 + 1000 });
+    tick(g, 20, 5);
+    tick(g, 20);
+    expect(g.engine().t).toBe(T0 + 2000);
+    expect(s.outOf('Clock').at(-1)).toMatchObject({ t: T0 + 2000, stop: true });
+  });
+
+  it('applies a flush only once pauseUpto is read, in pauseSeq order, at its stamp, then stands again', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    const pauseAt = T0 + 1000;
+    s.send('Session', { ...started, pauseAt });
+    tick(g, 20, 20);
+    expect(g.engine().t).toBe(pauseAt);
+    // a flush at the stop: item 2 of 3 arrives first... the host relays in order, but the game must wait for 3
+    s.send('Action', { stamp: pauseAt, seq: 1, body: { tag: 'f1' }, from: 1, allowed: true, pause: true, pauseSeq: 1, pauseUpto: 2 });
+    tick(g, 20, 5);
+    expect(g.engine().applied).toEqual([]);
+    expect(s.outOf('Clock').at(-1)).toMatchObject({ pause: 1 });
+    s.send('Action', { stamp: pauseAt, seq: 4, body: { tag: 'f2' }, from: 0, allowed: true, pause: true, pauseSeq: 2, pauseUpto: 2 });
+    tick(g, 20, 5);
+    expect(g.engine().applied.map((a) => `${a.cmd.tag}@${a.t - T0}`)).toEqual(['f1@1000', 'f2@1000']);
+    expect(g.engine().t).toBe(pauseAt);
+    // a later flush ahead of the stop: run at speed 1 to it, apply there, stand still again
+    s.send('Action', { stamp: pauseAt + 600, seq: 5, body: { tag: 'f3' }, from: 0, allowed: true, pause: true, pauseSeq: 3, pauseUpto: 3 });
+    tick(g, 20);
+    expect(g.engine().wanted).toBe(1);
+    expect(g.engine().limit).toBe(pauseAt + 600);
+    g.step(10);
+    tick(g, 20, 10);
+    expect(g.engine().t).toBe(pauseAt + 600);
+    expect(g.engine().applied.map((a) => `${a.cmd.tag}@${a.t - T0}`)).toEqual(['f1@1000', 'f2@1000', 'f3@1600']);
+    tick(g, 20);
+    expect(s.outOf('Clock').at(-1)).toMatchObject({ t: pauseAt + 600, stop: true, pause: 3 });
+    // unpause: the ordinary action stamped at the stop comes after the flush items there
+    s.send('Action', { stamp: pauseAt + 600, seq: 9, body: { tag: 'a' }, from: 2, allowed: true });
+    s.send('Session', started);
+    tick(g, 20, 3);
+    expect(g.engine().applied.map((a) => a.cmd.tag)).toEqual(['f1', 'f2', 'f3', 'a']);
+  });
+
+  it('an incomplete flush holds the barrier even when not paused', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    s.send('Action', { stamp: T0 + 600, seq: 1, body: { tag: 'f' }, from: 0, allowed: true, pause: true, pauseSeq: 1, pauseUpto: 2 });
+    tick(g, 20, 20);
+    expect(g.engine().t).toBe(T0 + 600);
+    s.send('Action', { stamp: T0 + 600, seq: 2, body: { tag: 'g' }, from: 0, allowed: true, pause: true, pauseSeq: 2, pauseUpto: 2 });
+    tick(g, 20, 20);
+    expect(g.engine().applied.map((a) => `${a.cmd.tag}@${a.t - T0}`)).toEqual(['f@600', 'g@600']);
+    expect(g.engine().t).toBeGreaterThan(T0 + 600);
+  });
+});
+
+describe('mod in wasmoon: the link', () => {
+  it('skips lines that do not parse and payloads that do not fit, and keeps working', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.sendRaw('no tab here\n');
+    s.sendRaw('Session\t{"started": tru\n');
+    s.sendRaw('Session\t[1,2]\n');
+    s.sendRaw('Mystery\t{"a":1}\n');
+    s.send('PeerClock', { from: 'x', t: 5 });
+    s.send('PeerClock', { from: 1, t: T0 });
+    s.send('Action', { stamp: -5, seq: 1, from: 2, body: {} });
+    s.send('Action', { stamp: T0, seq: 0, from: 2, body: {} });
+    s.send('Action', { stamp: T0, seq: 1, from: 70000, body: {} });
+    s.send('Action', { seq: 1, from: 2, body: {}, pause: true });
+    s.send('Chat', { text: 'hello\nworld', from: 0, name: 'Host' });
+    s.send('Session', started);
+    tick(g, 20, 3);
+    expect(g.engine().t).toBe(T0 + 3 * STEP);
+    const log = s.modLog();
+    expect(log).toContain('to_game.log@0: no tab, line skipped');
+    expect(log).toContain('to_game.log@12: Session payload is not a JSON object');
+    expect(log).toContain('lines of kind Mystery are not handled yet');
+    expect(log).toContain('PeerClock without a valid from and t');
+    expect(log).toContain('PeerClock about this game itself');
+    expect(log).toContain('Action 2:1 without a valid stamp');
+    expect(log).toContain('Action without a valid from and seq');
+    expect(log).toContain('without pauseSeq (not stamped by the host)');
+    expect(log).toContain('CHAT Host (0): hello world');
+    expect(g.engine().applied).toEqual([]);
+  });
+
+  it('never takes an incomplete line; takes it once completed', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.sendRaw('Session\t{"started":true,"speed":1,');
+    tick(g, 20, 3);
+    expect(g.engine().t).toBe(T0);
+    s.sendRaw('"lead":2}\n');
+    tick(g, 20, 3);
+    expect(g.engine().t).toBe(T0 + 3 * STEP);
+  });
+
+  it('starts reading at identity start=<gen>:<offset>', async () => {
+    const pre = 'Session\t{"started":true,"speed":1,"lead":2}\n';
+    const { s, g } = await setup(1, `1:${pre.length}`);
+    s.sendRaw(pre);
+    s.send('Session', { started: false, speed: 1, lead: 2 });
+    g.init();
+    tick(g, 20, 3);
+    expect(g.engine().t).toBe(T0);
+    expect(g.status().started).toBe(false);
+  });
+
+  it('reads a replaced (shorter) to_game.log again from byte 0', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', { started: true, speed: 1, lead: 2, pauseAt: T0 + 400 });
+    s.send('Chat', { text: 'x'.repeat(200), from: 0, name: 'Host' });
+    tick(g, 20, 10);
+    expect(g.engine().t).toBe(T0 + 400);
+    writeFileSync(join(s.dir, 'to_game.log'), 'Session\t{"started":true,"speed":1,"lead":2}\n');
+    tick(g, 20, 3);
+    expect(s.modLog()).toContain('to_game.log is shorter than what was read');
+    expect(g.engine().t).toBe(T0 + 400 + 3 * STEP);
+  });
+
+  it('writes every batch as complete lines (no torn line, one line per payload)', async () => {
+    const { s, g } = await setup(0);
+    g.init();
+    s.send('Session', started);
+    for (let i = 0; i < 30; i++) {
+      g.command({ tag: `c${i}`, text: 'line\nbreak "quoted" \\ é' });
+      tick(g, 35, 1);
+    }
+    const raw = readFileSync(join(s.dir, 'from_game.log'), 'utf8');
+    expect(raw.endsWith('\n')).toBe(true);
+    const lines = s.out();
+    expect(lines.filter((l) => l.kind === 'Action')).toHaveLength(30);
+    expect((lines.find((l) => l.kind === 'Action')!.payload.body as { text: string }).text).toBe('line\nbreak "quoted" \\ é');
+    expectActionsBeforeClocks(lines);
+  });
+});
+
+describe('mod in wasmoon: random', () => {
+  it('reseeds from the game time each step: two games draw the same numbers at the same t', async () => {
+    const a = await setup(0);
+    const b = await setup(1);
+    for (const { s, g } of [a, b]) {
+      g.init();
+      s.send('Session', started);
+      tick(g, 20, 12);
+    }
+    const da = a.g.engine().draws;
+    const db = b.g.engine().draws;
+    expect(da).toHaveLength(12);
+    expect(da).toEqual(db);
+    expect(new Set(da.map((d) => d.r)).size).toBe(12);
+    expect(da.every((d) => Number.isInteger(d.k) && d.k >= 1 && d.k <= 1000)).toBe(true);
+    const seededTwice = a.g.run(`
+      local R = require('feverlink3_random')
+      R.seed(5); local x = math.random()
+      R.seed(5); math.randomseed(123456); local y = math.random()
+      return x == y`);
+    expect(seededTwice).toBe(true);
+    a.g.frame();
+    expect(a.s.modLog()).toContain('math.randomseed ignored');
+  });
+});
