@@ -12,6 +12,8 @@ export interface PlayerHandshakeInput {
 
 export type PlayerHandshakeEvent =
   | { type: 'recv.Challenge'; payload: Payloads['Challenge'] }
+  /** An unsealed Challenge that did not decode (a nonce that is not 16 bytes, bad JSON): ends a first attempt. */
+  | { type: 'recv.badChallenge'; detail: string }
   | { type: 'recv.Reject'; payload: Payloads['Reject'] }
   /** A Welcome that opened under the session key from sender 0. */
   | { type: 'recv.Welcome'; payload: Payloads['Welcome'] }
@@ -117,6 +119,10 @@ export const playerHandshakeMachine = setup({
                 actions: { type: 'setEnd', params: { reason: 'malformed', detail: 'challenge nonce is not 16 bytes' } },
               },
             ],
+            'recv.badChallenge': {
+              target: '#playerHandshake.Ended',
+              actions: { type: 'setEnd', params: ({ event }) => ({ reason: 'malformed', detail: event.detail }) },
+            },
           },
         },
         AwaitingWelcome: {

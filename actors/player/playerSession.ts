@@ -5,7 +5,7 @@
 import { createActor, type Actor } from 'xstate';
 import type { Crypto } from '../../protocol/crypto.ts';
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
-import { isSealedKind, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import { isSealedKind, Kind, type KindName, type Payloads } from '../../protocol/messages/index.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
 import { joinProof } from '../../protocol/keys.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
@@ -106,7 +106,11 @@ export class PlayerSession {
     const kind = frame.header.kind;
     if (!isSealedKind(kind)) {
       const decoded = decodeMessage(kind, frame.body);
-      if (!decoded.ok) return this.drop('unsealed frame did not decode', kind);
+      if (!decoded.ok) {
+        // The schema refuses a nonce that is not 16 bytes before the chart's guard sees it: tell the chart.
+        if (kind === Kind.Challenge) this.handshake.send({ type: 'recv.badChallenge', detail: decoded.detail });
+        return this.drop('unsealed frame did not decode', kind);
+      }
       const { message } = decoded;
       if (message.kind === 'Challenge') this.handshake.send({ type: 'recv.Challenge', payload: message.payload });
       else if (message.kind === 'Reject') this.handshake.send({ type: 'recv.Reject', payload: message.payload });
