@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { SimulatedClock } from 'xstate';
 import { HostSession, type HostNotice, type HostOptions } from '../../actors/host/hostSession.ts';
 import { PlayerSession, type PlayerNotice, type PlayerOptions } from '../../actors/player/playerSession.ts';
-import type { Clock, Listener, LogFn, TransportLimits } from '../../actors/ports.ts';
+import type { Clock, Connection, Listener, LogFn, TransportLimits } from '../../actors/ports.ts';
 import { decodeMessage, openMessage, sealedFrame, unsealedFrame, type Message } from '../../actors/wire.ts';
 import { realClock } from '../../adapters/clock.ts';
 import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
@@ -37,6 +37,8 @@ export interface TestHost {
   logs: LogEntry[];
   /** The host session's clock: simulated unless the test asked for the real one. */
   clock: SimulatedClock | Clock;
+  /** Every connection the listener handed to the host, in arrival order (refused ones never get here). */
+  connections: Connection[];
   close(): Promise<void>;
 }
 
@@ -52,7 +54,18 @@ export async function startHost(
     { hostName: 'host', key: KEY, ...options },
     { crypto: nodeCrypto, clock, wallClock: () => clock.now(), log },
   );
-  host.attach(listener);
+  const connections: Connection[] = [];
+  // The host sees the real listener; the wrapper only records what it hands out.
+  host.attach({
+    host: listener.host,
+    port: listener.port,
+    close: (reason) => listener.close(reason),
+    onConnection: (handler) =>
+      listener.onConnection((conn) => {
+        connections.push(conn);
+        handler(conn);
+      }),
+  });
   const notices: HostNotice[] = [];
   host.on((n) => notices.push(n));
   return {
@@ -62,6 +75,7 @@ export async function startHost(
     notices,
     logs,
     clock,
+    connections,
     close: async () => {
       host.stop('test over');
       await listener.close('test over');
@@ -112,6 +126,8 @@ export class RawClient {
   sealer: Sealer | undefined;
   readonly opener = new Opener(nodeCrypto.aesGcm(KEY));
   you: number | undefined;
+  /** The Join frame exactly as `join` wrote it (for replaying it elsewhere). */
+  joinBytes: Uint8Array | undefined;
 
   private constructor(socket: Socket) {
     this.socket = socket;
@@ -143,7 +159,8 @@ export class RawClient {
     const decoded = decodeMessage(1, challenge.body);
     if (!decoded.ok || decoded.message.kind !== 'Challenge') throw new Error('bad challenge');
     const proof = joinProof(nodeCrypto, options.key ?? KEY, decoded.message.payload.nonce, name);
-    this.write(unsealedFrame('Join', { name, version: options.version ?? '0.1', proof }));
+    this.joinBytes = unsealedFrame('Join', { name, version: options.version ?? '0.1', proof });
+    this.write(this.joinBytes);
     const welcome = await waitFor(() => this.messages().find((m) => m.kind === 'Welcome') ?? (this.closed ? 'closed' : undefined), 3000, 'welcome');
     if (welcome === 'closed') throw new Error('closed before Welcome');
     const payload = (welcome as { payload: Payloads['Welcome'] }).payload;
