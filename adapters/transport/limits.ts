@@ -31,10 +31,12 @@ export function resolveLimits(overrides: Partial<TransportLimits> = {}): Transpo
     }
   }
   if (limits.handshakeMaxLength < MIN_FRAME_LENGTH || limits.handshakeMaxLength > MAX_FRAME_LENGTH) {
-    throw new RangeError(`handshakeMaxLength ${limits.handshakeMaxLength} outside [${MIN_FRAME_LENGTH}, ${MAX_FRAME_LENGTH}]`);
+    const bounds = `[${MIN_FRAME_LENGTH}, ${MAX_FRAME_LENGTH}]`;
+    throw new RangeError(`handshakeMaxLength ${limits.handshakeMaxLength} outside ${bounds}`);
   }
   if (limits.maxBytesPerSecond < MAX_FRAME_LENGTH) {
-    throw new RangeError(`maxBytesPerSecond ${limits.maxBytesPerSecond} would refuse a single ${MAX_FRAME_LENGTH}-byte frame`);
+    const rate = limits.maxBytesPerSecond;
+    throw new RangeError(`maxBytesPerSecond ${rate} would refuse a single ${MAX_FRAME_LENGTH}-byte frame`);
   }
   if (limits.maxQueuedBytes < PREFIX_BYTES + MAX_FRAME_LENGTH) {
     throw new RangeError(`maxQueuedBytes ${limits.maxQueuedBytes} cannot hold one largest frame`);

@@ -10,7 +10,9 @@ export interface WritableSide {
 }
 
 /** Why the guard gave up on the peer (the connection closes with reason `write-timeout` either way). */
-export type WriteFailure = { cause: 'queue-full'; queuedBytes: number; adding: number } | { cause: 'no-drain'; queuedBytes: number };
+export type WriteFailure =
+  | { cause: 'queue-full'; queuedBytes: number; adding: number }
+  | { cause: 'no-drain'; queuedBytes: number };
 
 /**
  * Writes through `sink` while the peer keeps up. Once a write leaves bytes queued beyond the stream's

@@ -6,7 +6,15 @@ import { createSimulatedClock, realClock } from '../../adapters/clock.ts';
 import { connectTcp } from '../../adapters/transport/tcp.ts';
 import type { Frame } from '../../protocol/frame.ts';
 import { startFaultProxy } from '../support/faultProxy.ts';
-import { frameOfLength, numberedFrame, prefix, rawClient, startHost, waitFor, type RawClient } from '../adapters/transport/support.ts';
+import {
+  frameOfLength,
+  numberedFrame,
+  prefix,
+  rawClient,
+  startHost,
+  waitFor,
+  type RawClient,
+} from '../adapters/transport/support.ts';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
@@ -38,11 +46,12 @@ async function stillWorks(hostConn: Connection, hostFrames: Frame[], client: { c
   const before = [hostFrames.length, client.frames.length];
   client.conn.write(numberedFrame(99));
   hostConn.write(numberedFrame(98));
-  await waitFor(() => hostFrames.length === before[0]! + 1 && client.frames.length === before[1]! + 1, 'frames on the good connection');
+  const arrived = () => hostFrames.length === before[0]! + 1 && client.frames.length === before[1]! + 1;
+  await waitFor(arrived, 'frames on the good connection');
 }
 
 describe('L8 write timeout and queue cap', () => {
-  it('a peer that stops reading while the host writes 32 MiB is closed with write-timeout; the queue stays under its cap', async () => {
+  it('a peer that stops reading while the host writes 32 MiB: write-timeout, queue under its cap', async () => {
     const h = await host({ setup: (r) => r.conn.markJoined() });
     const stalled = await raw(h.listener.port);
     stalled.socket.pause();
@@ -61,7 +70,8 @@ describe('L8 write timeout and queue cap', () => {
     }
     expect(conn.closeReason).toBe('write-timeout');
     expect(peak).toBeLessThanOrEqual(8 * 1_048_576);
-    expect(h.logs).toContainEqual(expect.objectContaining({ msg: 'connection closed', reason: 'write-timeout', cause: 'queue-full' }));
+    const line = { msg: 'connection closed', reason: 'write-timeout', cause: 'queue-full' };
+    expect(h.logs).toContainEqual(expect.objectContaining(line));
     await stillWorks(h.records[1]!.conn, h.records[1]!.frames, good);
   });
 
@@ -83,7 +93,8 @@ describe('L8 write timeout and queue cap', () => {
     expect(conn.closeReason).toBeUndefined();
     clock.increment(1);
     expect(conn.closeReason).toBe('write-timeout');
-    expect(h.logs).toContainEqual(expect.objectContaining({ msg: 'connection closed', reason: 'write-timeout', cause: 'no-drain' }));
+    const line = { msg: 'connection closed', reason: 'write-timeout', cause: 'no-drain' };
+    expect(h.logs).toContainEqual(expect.objectContaining(line));
   });
 
   it('a reader that keeps up is never timed out (the deadline ends at each drain)', async () => {
@@ -101,8 +112,10 @@ describe('L8 write timeout and queue cap', () => {
   });
 
   it('N7: a slow reader (10 KB/s through the fault proxy) trips the write guard; the queue stays bounded', async () => {
-    const h = await host({ limits: { writeTimeoutMs: 300, maxQueuedBytes: 2 * 1_048_576 }, clock: realClock, setup: (r) => r.conn.markJoined() });
-    const proxy = await startFaultProxy({ target: { host: '127.0.0.1', port: h.listener.port }, downstream: [{ type: 'bandwidth', bytesPerSecond: 10_000 }] });
+    const limits = { writeTimeoutMs: 300, maxQueuedBytes: 2 * 1_048_576 };
+    const h = await host({ limits, clock: realClock, setup: (r) => r.conn.markJoined() });
+    const target = { host: '127.0.0.1', port: h.listener.port };
+    const proxy = await startFaultProxy({ target, downstream: [{ type: 'bandwidth', bytesPerSecond: 10_000 }] });
     cleanups.push(() => proxy.close());
     const slow = await goodClient(proxy);
     await waitFor(() => h.records.length === 1, 'connection');
@@ -121,7 +134,7 @@ describe('L8 write timeout and queue cap', () => {
 });
 
 describe('L9 hostile peers each end only their own connection', () => {
-  it('junk, absurd length, 2 GB claim, bad version, clean leave and RST; the good connection keeps working', async () => {
+  it('junk, absurd length, 2 GB claim, bad version, clean leave, RST; the good connection keeps working', async () => {
     const h = await host({ setup: (r) => r.conn.markJoined() });
     const good = await goodClient(h.listener);
     await waitFor(() => h.records.length === 1, 'good connection');
@@ -130,8 +143,16 @@ describe('L9 hostile peers each end only their own connection', () => {
     const cases: { name: string; act: (c: RawClient) => void; reason: string }[] = [
       { name: 'junk', act: (c) => c.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'), reason: 'malformed' },
       { name: 'absurd length', act: (c) => c.socket.write(prefix(0x7fffffff)), reason: 'malformed' },
-      { name: '2 GB claim', act: (c) => c.socket.write(Buffer.concat([Buffer.from(prefix(0x80000000)), Buffer.alloc(64, 1)])), reason: 'malformed' },
-      { name: 'bad version', act: (c) => c.socket.write(Buffer.from([0, 0, 0, 12, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])), reason: 'malformed' },
+      {
+        name: '2 GB claim',
+        act: (c) => c.socket.write(Buffer.concat([Buffer.from(prefix(0x80000000)), Buffer.alloc(64, 1)])),
+        reason: 'malformed',
+      },
+      {
+        name: 'bad version',
+        act: (c) => c.socket.write(Buffer.from([0, 0, 0, 12, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
+        reason: 'malformed',
+      },
       { name: 'clean leave', act: (c) => c.socket.end(), reason: 'peer-closed' },
       { name: 'reset', act: (c) => c.socket.resetAndDestroy(), reason: 'reset' },
     ];
@@ -172,7 +193,8 @@ describe('L10 the first close reason wins', () => {
 
   it('flood, then the peer resets: flood is kept', async () => {
     const clock = createSimulatedClock();
-    const h = await host({ clock, setup: (r) => r.conn.onViolation((reason) => r.conn.close(reason, frameOfLength(20, 3))) });
+    const reject = frameOfLength(20, 3);
+    const h = await host({ clock, setup: (r) => r.conn.onViolation((reason) => r.conn.close(reason, reject)) });
     const peer = await raw(h.listener.port);
     peer.socket.write(Buffer.concat(Array.from({ length: 1001 }, () => Buffer.from(frameOfLength(12)))));
     await waitFor(() => h.records[0]?.closed.length === 1, 'flood');

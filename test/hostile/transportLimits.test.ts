@@ -53,7 +53,8 @@ describe('L1 length bounds', () => {
       expect(record.conn.bufferedBytes).toBe(0);
       expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024);
     }
-    expect(h.logs).toContainEqual(expect.objectContaining({ msg: 'limit exceeded', reason: 'malformed', length: 0xffffffff }));
+    const line = { msg: 'limit exceeded', reason: 'malformed', length: 0xffffffff };
+    expect(h.logs).toContainEqual(expect.objectContaining(line));
   });
 });
 
@@ -91,7 +92,9 @@ describe('L4 pending cap', () => {
     expect(h.refusals('too-many-pending')).toBe(2);
     clients[0]!.socket.destroy();
     await waitFor(() => h.records[0]!.closed.length === 1, 'slot freed');
-    await waitFor(() => h.logs.filter((e) => e.msg === 'connection closed' && e.id === h.records[0]!.conn.id).length === 1, 'log');
+    const firstId = h.records[0]!.conn.id;
+    const closedLine = (e: { msg: string; [k: string]: unknown }) => e.msg === 'connection closed' && e.id === firstId;
+    await waitFor(() => h.logs.filter(closedLine).length === 1, 'log');
     // The slot is free once the host's socket has fully closed: retry until a new connection is admitted.
     for (let attempt = 0; h.records.length === 32; attempt++) {
       expect(attempt).toBeLessThan(100);
@@ -109,7 +112,10 @@ describe('L5 per-address and total caps', () => {
     for (let i = 0; i < 16; i++) {
       // Half through the IPv4 address, half through its IPv4-mapped IPv6 form: the host sees one address.
       const mapped = i % 2 === 1;
-      await raw(h.listener.port, mapped ? { host: '::ffff:127.0.0.1', localAddress: '::ffff:127.0.0.2' } : { localAddress: '127.0.0.2' });
+      const route = mapped
+        ? { host: '::ffff:127.0.0.1', localAddress: '::ffff:127.0.0.2' }
+        : { localAddress: '127.0.0.2' };
+      await raw(h.listener.port, route);
       await waitFor(() => h.records.length === i + 1, `connection ${i + 1}`);
     }
     expect(new Set(h.records.map((r) => r.conn.addressKey))).toEqual(new Set(['127.0.0.2']));

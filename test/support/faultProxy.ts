@@ -5,9 +5,9 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 /** One fault. Toxics of a direction apply in order, to connections opened after they were set. */
 export type Toxic =
-  /** Splits every chunk into pieces of minBytes..maxBytes (1..7), each written on its own; a piece waits
-   *  1..maxDelayMs ms with probability delayChance, else one event-loop turn. */
-  | { type: 'slicer'; minBytes?: number; maxBytes?: number; maxDelayMs?: number; delayChance?: number }
+  /** Splits every chunk into pieces of minBytes..maxBytes (1..7), each written on its own; after every `burst`
+   *  pieces (default 1) it waits 1..maxDelayMs ms with probability delayChance, else one event-loop turn. */
+  | { type: 'slicer'; minBytes?: number; maxBytes?: number; maxDelayMs?: number; delayChance?: number; burst?: number }
   /** Merges the stream into chunks of exactly chunkBytes; a rest is flushed after flushMs without a full one. */
   | { type: 'coalesce'; chunkBytes: number; flushMs?: number }
   /** Delays every chunk by ms ± jitterMs, order kept. */
@@ -147,8 +147,12 @@ function buildStage(toxic: Toxic, next: Stage, control: PairControl): Stage {
       const max = toxic.maxBytes ?? 7;
       const maxDelay = toxic.maxDelayMs ?? 5;
       const chance = toxic.delayChance ?? 0.01;
+      const burst = toxic.burst ?? 1;
+      let inBurst = 0;
       const stage = queuedStage(next, (release) => {
-        if (maxDelay > 0 && random() < chance) setTimeout(release, 1 + Math.floor(random() * maxDelay));
+        inBurst = (inBurst + 1) % burst;
+        if (inBurst !== 0) release();
+        else if (maxDelay > 0 && random() < chance) setTimeout(release, 1 + Math.floor(random() * maxDelay));
         else setImmediate(release);
       });
       return {
@@ -298,7 +302,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 
   server.on('connection', (client: Socket) => {
     // Half-open on both sockets: each direction ends on its own, after its toxics let the last bytes through.
-    const target = connect({ host: options.target.host, port: options.target.port, noDelay: true, allowHalfOpen: true });
+    const { host, port } = options.target;
+    const target = connect({ host, port, noDelay: true, allowHalfOpen: true });
     let stopped = false;
     const chains: Stage[] = [];
     const stop = (): void => {

@@ -27,7 +27,8 @@ describe('Admission', () => {
         expect(admission.admit(id, `127.0.0.${a}`)).toBeUndefined();
         admission.joined(id);
       }
-      expect(admission.admit(1000 + a, `127.0.0.${a}`)).toBe(a === 5 ? 'too-many-connections' : 'too-many-from-address');
+      const expected = a === 5 ? 'too-many-connections' : 'too-many-from-address';
+      expect(admission.admit(1000 + a, `127.0.0.${a}`)).toBe(expected);
     }
     expect(admission.open).toBe(64);
     expect(admission.admit(2000, '127.0.0.6')).toBe('too-many-connections');
@@ -65,7 +66,13 @@ describe('Admission', () => {
             const pending = [...model.values()].filter((m) => !m.joined).length;
             const sameKey = [...model.values()].filter((m) => m.key === c.key).length;
             const expected =
-              model.size >= 20 ? 'too-many-connections' : sameKey >= 6 ? 'too-many-from-address' : pending >= 8 ? 'too-many-pending' : undefined;
+              model.size >= 20
+                ? 'too-many-connections'
+                : sameKey >= 6
+                  ? 'too-many-from-address'
+                  : pending >= 8
+                    ? 'too-many-pending'
+                    : undefined;
             expect(admission.admit(id, c.key)).toBe(expected);
             if (expected === undefined) model.set(id, { key: c.key, joined: false });
           } else if (ids.length > 0) {

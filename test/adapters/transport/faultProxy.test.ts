@@ -61,7 +61,8 @@ async function throughProxy(toxics: Toxic[], seed: number) {
     setup: (r) => r.conn.markJoined(),
   });
   cleanups.push(() => h.listener.close('test-end'));
-  const proxy = await startFaultProxy({ target: { host: '127.0.0.1', port: h.listener.port }, upstream: toxics, downstream: toxics, seed });
+  const target = { host: '127.0.0.1', port: h.listener.port };
+  const proxy = await startFaultProxy({ target, upstream: toxics, downstream: toxics, seed });
   cleanups.push(() => proxy.close());
   const conn: Connection = await connectTcp({ host: '127.0.0.1', port: proxy.port });
   cleanups.push(() => conn.close('test-end'));
@@ -73,25 +74,29 @@ async function throughProxy(toxics: Toxic[], seed: number) {
 
 describe('N1 slicer and N2 coalesce', () => {
   it('N1: 10 000 frames cut into 1–7-byte pieces arrive identical, both ways', async () => {
-    const { conn, clientFrames, hostRecord } = await throughProxy([{ type: 'slicer', minBytes: 1, maxBytes: 7, maxDelayMs: 5, delayChance: 0.0005 }], 7);
-    // Small bodies keep the piece count (≈ 80 000 writes) inside the file's time budget.
-    const up = randomFrames(10_000, 1, 24, 16_000);
-    const down = randomFrames(2_000, 2, 24, 16_000);
+    const slicer: Toxic = { type: 'slicer', minBytes: 1, maxBytes: 7, maxDelayMs: 5, delayChance: 0.001, burst: 3 };
+    const { conn, clientFrames, hostRecord } = await throughProxy([slicer], 7);
+    // Small bodies keep the piece count (≈ 70 000 writes) inside the file's time budget.
+    const up = randomFrames(10_000, 1, 16, 8_000);
+    const down = randomFrames(1_500, 2, 16, 8_000);
     for (const wire of up) conn.write(wire);
     for (const wire of down) hostRecord.conn.write(wire);
-    await waitFor(() => hostRecord.frames.length === up.length && clientFrames.length === down.length, 'all frames', 20_000);
+    const done = () => hostRecord.frames.length === up.length && clientFrames.length === down.length;
+    await waitFor(done, 'all frames', 20_000);
     sameFrames(hostRecord.frames, up);
     sameFrames(clientFrames, down);
     expect(hostRecord.conn.closeReason).toBeUndefined();
   }, 30_000);
 
   it('N2: 10 000 frames merged into 64 KiB chunks arrive identical, both ways', async () => {
-    const { conn, clientFrames, hostRecord } = await throughProxy([{ type: 'coalesce', chunkBytes: 65_536, flushMs: 5 }], 9);
+    const coalesce: Toxic = { type: 'coalesce', chunkBytes: 65_536, flushMs: 5 };
+    const { conn, clientFrames, hostRecord } = await throughProxy([coalesce], 9);
     const up = randomFrames(10_000, 3);
     const down = randomFrames(10_000, 4);
     for (const wire of up) conn.write(wire);
     for (const wire of down) hostRecord.conn.write(wire);
-    await waitFor(() => hostRecord.frames.length === up.length && clientFrames.length === down.length, 'all frames', 20_000);
+    const done = () => hostRecord.frames.length === up.length && clientFrames.length === down.length;
+    await waitFor(done, 'all frames', 20_000);
     sameFrames(hostRecord.frames, up);
     sameFrames(clientFrames, down);
   });

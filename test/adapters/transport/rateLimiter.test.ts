@@ -52,10 +52,12 @@ describe('RateLimiter (L6, L7)', () => {
     const clock = createSimulatedClock();
     const limiter = new RateLimiter(DEFAULT_LIMITS, clock);
     // 19 frames every 20 ms = 950/s.
+    let refused = 0;
     for (let tick = 0; tick < 1500; tick++) {
-      for (let i = 0; i < 19; i++) expect(limiter.admit(40)).toBe(true);
+      for (let i = 0; i < 19; i++) if (!limiter.admit(40)) refused++;
       clock.increment(20);
     }
+    expect(refused).toBe(0);
   });
 
   it('L6: a sustained 1050 frames/s is refused within the first seconds', () => {
@@ -94,7 +96,9 @@ describe('RateLimiter (L6, L7)', () => {
   it('never admits more than capacity + rate × elapsed (any schedule)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ wait: fc.integer({ min: 0, max: 50 }), count: fc.integer({ min: 0, max: 300 }) }), { maxLength: 60 }),
+        fc.array(fc.record({ wait: fc.integer({ min: 0, max: 50 }), count: fc.integer({ min: 0, max: 300 }) }), {
+          maxLength: 40,
+        }),
         (steps) => {
           const clock = createSimulatedClock();
           const limiter = new RateLimiter({ maxFramesPerSecond: 1000, maxBytesPerSecond: MAX }, clock);

@@ -70,7 +70,8 @@ describe('listenTcp / connectTcp', () => {
     expect(c.frames.map((f) => f.header.kind)).toEqual([3]);
     expect(c.closed).toEqual(['peer-closed']);
     expect(record.closed).toEqual(['bad-proof']);
-    expect(h.logs).toContainEqual({ msg: 'connection closed', id: record.conn.id, address: '127.0.0.1', reason: 'bad-proof' });
+    const line = { msg: 'connection closed', id: record.conn.id, address: '127.0.0.1', reason: 'bad-proof' };
+    expect(h.logs).toContainEqual(line);
     expect(h.logs).toContainEqual({ msg: 'close ignored', id: record.conn.id, reason: 'again', first: 'bad-proof' });
     // After the close: writes are dropped, never thrown; a late onClose handler hears the first reason.
     expect(() => record.conn.write(frameOfLength(20))).not.toThrow();
@@ -115,10 +116,11 @@ describe('listenTcp / connectTcp', () => {
     raw.socket.write(prefix(5000));
     await raw.closed;
     expect(h.records[0]!.closed).toEqual(['malformed']);
-    expect(h.logs).toContainEqual(expect.objectContaining({ msg: 'limit exceeded', reason: 'malformed', code: 'length', length: 5000 }));
+    const line = { msg: 'limit exceeded', reason: 'malformed', code: 'length', length: 5000 };
+    expect(h.logs).toContainEqual(expect.objectContaining(line));
   });
 
-  it('a violation stops frame delivery at once, and the connection ends even if the owner never closes it', async () => {
+  it('a violation stops frame delivery at once; the connection ends even if the owner never closes it', async () => {
     const { createSimulatedClock } = await import('../../../adapters/clock.ts');
     const clock = createSimulatedClock();
     const seen: string[] = [];
