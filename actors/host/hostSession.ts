@@ -41,6 +41,11 @@ export interface HostPorts {
   /** Wall clock in ms since 1970 (Ping offsets, latency stamps). */
   wallClock(): number;
   log: LogFn;
+  /**
+   * The host's own game (player 0), fed like any player's game but without a network hop: every message the
+   * host sends to "all" (or to player 0) is handed here, in the order it is made. Absent: no local game.
+   */
+  localGame?: (message: Message) => void;
 }
 
 /** What the host's window (terminal, later the in-game UI) and the lockstep layer are told. */
@@ -375,15 +380,30 @@ export class HostSession {
 
   /** Seals once and writes the same frame to every joined player but `except` (one counter: no nonce repeats). */
   broadcast<K extends KindName>(kind: K, payload: Payloads[K], except?: number): void {
+    if (except !== 0) this.ports.localGame?.({ kind, payload } as Message);
     const targets = [...this.links.values()].filter((l) => l.id !== except);
     if (targets.length === 0) return;
     const frame = sealedFrame(this.sealer, kind, payload);
     for (const link of targets) link.conn.write(frame);
   }
 
+  /** To one player; id 0 is the host's own game. */
   sendTo<K extends KindName>(id: number, kind: K, payload: Payloads[K]): void {
+    if (id === 0) return this.ports.localGame?.({ kind, payload } as Message);
     const link = this.links.get(id);
     if (link) link.conn.write(sealedFrame(this.sealer, kind, payload));
+  }
+
+  /** A message from the host's own game (player 0): trusted like the host, routed like a player's. */
+  fromLocalGame(message: Message): void {
+    if (message.kind === 'Chat') return this.chatFrom(0, this.roster.hostName, message.payload.text, message.payload.level);
+    if (playerMaySend(Kind[message.kind])) this.notify({ type: 'game', from: 0, message });
+  }
+
+  /** Marks a player's game ready (it said Hello in the session's world) or not, for Welcome's player list. */
+  setReady(id: number, ready: boolean): void {
+    if (id === 0) return;
+    this.roster = roster.setReady(this.roster, id, ready);
   }
 
   /** Ids of the players connected now. */
