@@ -44,6 +44,12 @@ function H.Session(S, p)
     speed = S.sessionSpeed
   end
   local pauseAt = int(p.pauseAt)
+  if pauseAt and S.loadedAt and pauseAt < S.loadedAt then
+    -- G5 (L.loadedAt): a Session from before this world was loaded names a time this world never had
+    log.once('loadedAt:' .. n(pauseAt), 'info', 'pauseAt ' .. n(pauseAt) .. ' lies before this world was loaded at '
+      .. n(S.loadedAt) .. ': treated as ' .. n(S.loadedAt))
+    pauseAt = S.loadedAt
+  end
   local lead = int(p.lead)
   local stalled = {}
   if type(p.stalled) == 'table' then

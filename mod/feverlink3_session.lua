@@ -30,7 +30,7 @@ local function fresh()
     peers = {}, left = {}, parked = {}, permissions = nil,
     queue = Queue.new(), outbox = Outbox.new(),
     lastClock = nil, lastClockWall = nil,
-    pace = { limit = nil, speed = 0, stop = false }, barrier = nil,
+    pace = { limit = nil, speed = 0, stop = false }, barrier = nil, loadedAt = nil,
   }
 end
 S = fresh()
@@ -96,6 +96,7 @@ function M.init()
   S.active = true
   -- Deterministic math.random (architecture §7 item 2): reseeded from the game time in every beforeStep.
   local t = engine.time()
+  S.loadedAt = t -- G5: a pauseAt before the time this world was loaded at counts as that time
   random.seed(t)
   math.random = random.random
   math.randomseed = function()
@@ -200,7 +201,7 @@ function M.command(cmd, category)
   category = rules.category(category)
   local t = S.engine.time()
   S.seq = S.seq + 1
-  if S.pauseAt ~= nil and t >= S.pauseAt then
+  if S.started and S.pauseAt ~= nil and t >= S.pauseAt then
     S.outbox:add('Action', { seq = S.seq, body = body, category = category, pause = true })
     log.info('pause action ' .. n(S.id) .. ':' .. n(S.seq) .. ' sent at t ' .. n(t) .. ' (the host stamps it)')
     return true

@@ -2,11 +2,13 @@
 // the plain-Lua unit tests pass under lua5.2 AND under wasmoon (Lua 5.4), and both give the same random numbers
 // and the same JSON text (architecture §7 item 2: the same sequence on every game).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { luaSources, modDir, newLuaState, repoRoot } from './support/luaMod.ts';
+import { installLuaFs } from './support/luaFs.ts';
+import { makeSessionFolder, type SessionFolder } from './support/sessionFolder.ts';
 
 const INSTALL = "install Debian's lua5.2 (apt-get install -y lua5.2)";
 
@@ -21,7 +23,24 @@ const luaFiles = [
   ...readdirSync(modDir).filter((f) => f.endsWith('.lua')).map((f) => join('mod', f)),
   ...readdirSync(join(modDir, 'tests')).filter((f) => f.endsWith('.lua')).map((f) => join('mod', 'tests', f)),
   join('test', 'mod', 'support', 'engine_double.lua'),
+  join('test', 'mod', 'support', 'session_drive.lua'),
 ];
+
+const DRIVE = join(import.meta.dirname, 'support', 'session_drive.lua');
+
+/** A session folder with the peers' lines the drive script meets: a Session and two actions of player 1. */
+function driveFolder(): SessionFolder {
+  const s = makeSessionFolder(0);
+  s.send('Session', { started: true, speed: 1, lead: 2 });
+  s.send('Action', { stamp: 3000000600, seq: 2, body: { tag: 'p2', n: -7 }, from: 1, allowed: true });
+  s.send('Action', { stamp: 3000000600, seq: 1, body: { tag: 'p1' }, from: 1, allowed: true });
+  return s;
+}
+
+/** from_game.log without the Clock lines (their number follows the wall clock, which differs between runs). */
+function noClocks(s: SessionFolder): string[] {
+  return readFileSync(join(s.dir, 'from_game.log'), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('Clock\t'));
+}
 
 // Numbers of the generator and JSON texts, printed the same way by both Lua versions.
 const CROSS_SCRIPT = `
@@ -86,6 +105,37 @@ describe('mod under Lua 5.2', () => {
       expect(failure).toBe('');
     } finally {
       lua.global.close();
+    }
+  });
+
+  it('runs the whole session controller the same way in lua5.2 and in wasmoon', async () => {
+    requireLua52();
+    const a = driveFolder();
+    const b = driveFolder();
+    const lua = await newLuaState(luaSources());
+    try {
+      const script = `package.path = '${modDir}/?.lua;${join(import.meta.dirname, 'support')}/?.lua;' .. package.path
+        print(dofile('${DRIVE}'))`;
+      const dir = mkdtempSync(join(tmpdir(), 'fl3-lua-'));
+      writeFileSync(join(dir, 'drive.lua'), script);
+      const r = spawnSync('lua5.2', [join(dir, 'drive.lua')], { encoding: 'utf8', env: { ...process.env, FEVERLINK3_SESSION_DIR: a.dir } });
+      rmSync(dir, { recursive: true, force: true });
+      expect(r.stderr).toBe('');
+      const wall = { ms: 1000 };
+      const closeFs = installLuaFs(lua, { FEVERLINK3_SESSION_DIR: b.dir }, wall);
+      lua.global.set('__drive', readFileSync(DRIVE, 'utf8'));
+      const in54 = String(lua.doStringSync("return assert(load(__drive, '@session_drive.lua'))()"));
+      closeFs();
+      expect(r.stdout.trimEnd()).toBe(in54);
+      const snapshot = JSON.parse(in54) as { applied: { t: number; cmd: { tag: string } }[] };
+      expect(snapshot.applied.map((x) => `${x.cmd.tag}@${x.t}`)).toEqual(['own@3000000400', 'p1@3000000600', 'p2@3000000600']);
+      expect(noClocks(a)).toEqual(noClocks(b));
+      expect(noClocks(a)).toContain('Action\t{"body":{"big":3000000001,"empty":{},"f":0.5,"list":[1,2.5,"x"],"tag":"own"},"category":"build","seq":1,"stamp":3000000400}');
+      expect(noClocks(a).filter((l) => l.startsWith('ActionRefused'))).toHaveLength(3);
+    } finally {
+      lua.global.close();
+      a.cleanup();
+      b.cleanup();
     }
   });
 

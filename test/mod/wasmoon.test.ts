@@ -328,6 +328,31 @@ describe('mod in wasmoon: pause and the pause order', () => {
     expect(s.outOf('Clock').at(-1)).toMatchObject({ t: T0 + 2000, stop: true });
   });
 
+  it('treats a pauseAt before the time its world was loaded at as that time (G5, L.loadedAt)', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', { ...started, pauseAt: T0 - 600 });
+    tick(g, 20, 5);
+    tick(g, 20);
+    expect(g.engine().t).toBe(T0);
+    expect(g.status().pauseAt).toBe(T0);
+    expect(s.outOf('Clock').at(-1)).toMatchObject({ t: T0, stop: true });
+    expect(s.modLog()).toContain('pauseAt 2999999400 lies before this world was loaded at 3000000000');
+  });
+
+  it('stamps an action made before the session started (no pause action), applied after the start', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', { started: false, speed: 1, lead: 2, pauseAt: T0 });
+    tick(g, 20);
+    expect(g.command({ tag: 'early' })).toBe(true);
+    tick(g, 20, 5);
+    expect(s.outOf('Action')).toEqual([{ stamp: T0 + 2 * STEP, seq: 1, body: { tag: 'early' }, category: 'other' }]);
+    s.send('Session', started);
+    tick(g, 20, 5);
+    expect(g.engine().applied).toEqual([{ t: T0 + 2 * STEP, cmd: { tag: 'early' } }]);
+  });
+
   it('applies a flush only once pauseUpto is read, in pauseSeq order, at its stamp, then stands again', async () => {
     const { s, g } = await setup(1);
     g.init();
