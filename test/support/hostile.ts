@@ -3,6 +3,7 @@
 // (close reasons from the transport's 'connection closed' lines, per-player drop counters).
 import type { SimulatedClock } from 'xstate';
 import type { HostSession } from '../../actors/host/hostSession.ts';
+import type { PlayerOptions } from '../../actors/player/playerSession.ts';
 import type { Connection } from '../../actors/ports.ts';
 import type { TcpConnection } from '../../adapters/transport/connection.ts';
 import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
@@ -31,9 +32,9 @@ function sawChat(notices: readonly { type: string; text?: string }[], text: stri
   return notices.some((n) => n.type === 'chat' && n.text === text);
 }
 
-export async function goodPair(h: TestHost): Promise<GoodPair> {
-  const alice = await joinedPlayer(h.port, 'alice');
-  const bob = await joinedPlayer(h.port, 'bob');
+export async function goodPair(h: TestHost, options: Partial<PlayerOptions> = {}): Promise<GoodPair> {
+  const alice = await joinedPlayer(h.port, 'alice', options);
+  const bob = await joinedPlayer(h.port, 'bob', options);
   return {
     alice,
     bob,
@@ -137,4 +138,25 @@ export async function kickedOf(raw: RawClient): Promise<Payloads['Kicked']> {
 /** A sealer for any sender id under the session key (what a joined, hostile player can build). */
 export function forgerFor(sender: number, firstCounter = 1n): Sealer {
   return new Sealer(nodeCrypto.aesGcm(KEY), sender, { firstCounter });
+}
+
+/** A transition as a stable text: source --event [guard]--> targets (TransitionDefinition objects differ per provide). */
+export function transitionKey(t: { source: { id: string }; eventType: string; target?: readonly { id: string }[] | undefined; guard?: unknown }): string {
+  const guard = t.guard && typeof t.guard === 'object' && 'type' in t.guard ? ` [${String(t.guard.type)}]` : '';
+  const target = t.target?.length ? t.target.map((s) => s.id).join(',') : '(no target: actions only)';
+  return `${t.source.id} --${t.eventType}${guard}--> ${target}`;
+}
+
+/**
+ * Records the transitions the host's handshake actor for `conn` takes from now on (through xstate's inspection
+ * API). HostSession keeps its handshake actors private, so the test reads the field; the actor must still run.
+ */
+export function watchHandshake(host: HostSession, conn: Connection, into: Set<string>): void {
+  const actors = (host as unknown as { handshakes: Map<number, { system: { inspect(fn: (e: unknown) => void): unknown } }> }).handshakes;
+  const actor = actors.get(conn.id);
+  if (!actor) throw new Error(`no handshake actor for connection ${conn.id}`);
+  actor.system.inspect((e) => {
+    const event = e as { type: string; _transitions?: Parameters<typeof transitionKey>[0][] };
+    if (event.type === '@xstate.microstep') for (const t of event._transitions ?? []) into.add(transitionKey(t));
+  });
 }
