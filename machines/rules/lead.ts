@@ -14,7 +14,8 @@ const nonNegative = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0)
  * the speed (1, 2, 4). A speed of 0 or a non-finite input counts as 0, so the result is always in [2, 32].
  */
 export function leadFor(maxRttMs: number, clockIntervalMs: number, speed: number): number {
-  const steps = Math.ceil(((nonNegative(maxRttMs) + 2 * nonNegative(clockIntervalMs) + 100) * nonNegative(speed)) / STEP);
+  const wallMs = nonNegative(maxRttMs) + 2 * nonNegative(clockIntervalMs) + 100;
+  const steps = Math.ceil((wallMs * nonNegative(speed)) / STEP);
   return Math.min(MAX_LEAD, Math.max(MIN_LEAD, steps));
 }
 

@@ -1,11 +1,14 @@
 // The host's lockstep rules in one place (spec/lockstep.md; wire-protocol.txt Session 11, PeerClock 12, Clock 31,
 // Action 50): the start check lives here, the other rules in their own files, re-exported for the chart.
 import type { ReceivedClock } from './lockstepTypes.ts';
+import { futureStamp } from './stamps.ts';
 
 export * from './category.ts';
 export * from './hop.ts';
+export * from './hostGames.ts';
 export * from './lead.ts';
 export * from './pauseOrder.ts';
+export * from './relay.ts';
 export * from './stall.ts';
 export * from './stamps.ts';
 
@@ -36,5 +39,29 @@ export function startCheck(readyGames: readonly ReadyGame[]): StartCheck {
   }
   if (byTime.size === 1) return { ok: true, t: games[0]!.clock!.t };
   const where = [...byTime].map(([t, ids]) => `${list(ids)} at ${t}`).join('; ');
-  return { ok: false, waiting: `the games stand at different times (game ${where}); every game must load the same save` };
+  const waiting = `the games stand at different times (game ${where}); every game must load the same save`;
+  return { ok: false, waiting };
+}
+
+/** What decides where a pause stops. */
+export interface PauseInput {
+  /** The pauseAt in force, if any: it is kept. */
+  pauseAt: number | undefined;
+  /** The session has run (been unpaused) since it started. */
+  ran: boolean;
+  /** The t the host's game stands at (its last clock). */
+  hostT: number | undefined;
+  /** maxClock over the pacing games now. */
+  maxClock: number | undefined;
+  lead: number;
+}
+
+/**
+ * pauseAt for a pause (spec "Pausing"; lockstep.md "Pause, speed and the pause order"): a pause in force is kept;
+ * a session that never ran pauses at the step the host's game stands at; otherwise futureStamp(maxClock, lead).
+ */
+export function pauseAtFor({ pauseAt, ran, hostT, maxClock: max, lead }: PauseInput): number {
+  if (pauseAt !== undefined) return pauseAt;
+  if (!ran && hostT !== undefined) return hostT;
+  return futureStamp(max ?? hostT ?? 0, lead);
 }

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inPlayerSet, isAllowed, mayChangeSpeed, normaliseCategory } from '../../../machines/rules/category.ts';
+import { ACTION_CATEGORIES } from '../../../machines/rules/lockstepTypes.ts';
 import type { PermissionsPayload } from '../../../machines/rules/lockstepTypes.ts';
 
 describe('normaliseCategory', () => {
@@ -50,7 +51,7 @@ describe('isAllowed', () => {
     fc.assert(
       fc.property(
         fc.constantFrom<PermissionsPayload['build']>('everyone', 'hostOnly', { only: [] }, { only: [1, 2] }),
-        fc.constantFrom('build', 'bulldoze', 'spend', 'other') as fc.Arbitrary<'build' | 'bulldoze' | 'spend' | 'other'>,
+        fc.constantFrom(...ACTION_CATEGORIES),
         (set, category) => {
           expect(isAllowed({ [category]: set }, category, 0)).toBe(true);
         },

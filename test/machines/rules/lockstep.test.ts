@@ -1,7 +1,7 @@
 // The start check (task: until the resync round exists the host starts only when every ready game stands at
 // the same time and has reported a clock; otherwise it says why it waits).
 import { describe, expect, it } from 'vitest';
-import { startCheck } from '../../../machines/rules/lockstep.ts';
+import { futureStamp, pauseAtFor, startCheck } from '../../../machines/rules/lockstep.ts';
 
 describe('startCheck', () => {
   it('passes when the host’s game and every ready game stand at the same time', () => {
@@ -22,10 +22,28 @@ describe('startCheck', () => {
   });
 
   it('names the games that stand apart', () => {
-    const check = startCheck([{ id: 2, clock: { t: 1400 } }, { id: 0, clock: { t: 1000 } }, { id: 1, clock: { t: 1400 } }]);
+    const at = (id: number, t: number) => ({ id, clock: { t } });
+    const check = startCheck([at(2, 1400), at(0, 1000), at(1, 1400)]);
     expect(check).toEqual({
       ok: false,
       waiting: 'the games stand at different times (game 0 at 1000; 1, 2 at 1400); every game must load the same save',
     });
+  });
+});
+
+describe('pauseAtFor', () => {
+  it('keeps a pause in force', () => {
+    expect(pauseAtFor({ pauseAt: 5000, ran: true, hostT: 9000, maxClock: 9000, lead: 4 })).toBe(5000);
+  });
+
+  it('pauses a session that never ran at the host game’s t', () => {
+    expect(pauseAtFor({ pauseAt: undefined, ran: false, hostT: 4200, maxClock: 9000, lead: 4 })).toBe(4200);
+  });
+
+  it('otherwise pauses at futureStamp(maxClock, lead)', () => {
+    expect(pauseAtFor({ pauseAt: undefined, ran: true, hostT: 4200, maxClock: 9050, lead: 4 })).toBe(futureStamp(9050, 4));
+    expect(pauseAtFor({ pauseAt: undefined, ran: true, hostT: 4200, maxClock: undefined, lead: 4 })).toBe(
+      futureStamp(4200, 4),
+    );
   });
 });

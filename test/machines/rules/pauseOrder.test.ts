@@ -69,7 +69,10 @@ describe('flushPauseOrder', () => {
   });
 
   it('never lowers the stamp from flush to flush, and pauseSeq never repeats', () => {
-    const step = fc.record({ holds: fc.integer({ min: 0, max: 3 }), stops: fc.array(fc.nat(1e6), { minLength: 1, maxLength: 4 }) });
+    const step = fc.record({
+      holds: fc.integer({ min: 0, max: 3 }),
+      stops: fc.array(fc.nat(1e6), { minLength: 1, maxLength: 4 }),
+    });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 20 }), (steps) => {
         let order: PauseOrder = createPauseOrder();

@@ -5,7 +5,8 @@ import { futureStamp } from '../../../machines/rules/stamps.ts';
 import { promiseOf, stalledGames, updateStalls } from '../../../machines/rules/stall.ts';
 
 function game(id: number, t: number, safe: number, advancedAt: number, extra: Partial<GameView> = {}): GameView {
-  return { id, ready: true, hasWorld: true, advancedAt, clock: { t, speed: 0, ahead: 4, safe, receivedAt: advancedAt }, ...extra };
+  const clock = { t, speed: 0 as const, ahead: 4, safe, receivedAt: advancedAt };
+  return { id, ready: true, hasWorld: true, advancedAt, clock, ...extra };
 }
 
 describe('promiseOf', () => {
@@ -43,7 +44,8 @@ describe('stalledGames', () => {
   it('never marks an outsider, a marked game, or a game that waits on a non-pacing one', () => {
     const outsider = [game(0, 1800, 2600, 30_000), game(1, 1000, 1800, 5_000, { hasWorld: false })];
     expect(stalledGames({ games: outsider, now: 60_000, running: true })).toEqual([]);
-    const marked = [game(0, 1800, 2600, 30_000), game(1, 1000, 1800, 5_000, { stalled: { promise: 3000, since: 1, t: 1000 } })];
+    const stalled = { promise: 3000, since: 1, t: 1000 };
+    const marked = [game(0, 1800, 2600, 30_000), game(1, 1000, 1800, 5_000, { stalled })];
     expect(stalledGames({ games: marked, now: 60_000, running: true })).toEqual([]);
   });
 });
@@ -61,7 +63,7 @@ describe('updateStalls', () => {
   it('raises the promise while the stalled game stands still and the others run on', () => {
     const mark = { promise: futureStamp(1800, lead), since: 25_000, t: 1000 };
     const games = [
-      { ...game(0, 3000, 3800, 40_000), clock: { t: 3000, speed: 1 as const, ahead: 4, safe: 3800, receivedAt: 40_000 } },
+      { ...game(0, 3000, 3800, 40_000), clock: { ...game(0, 3000, 3800, 40_000).clock!, speed: 1 as const } },
       game(1, 1000, 1800, 5_000, { stalled: mark }),
     ];
     const update = updateStalls({ games, now: 40_000, running: true, lead });
@@ -76,7 +78,10 @@ describe('updateStalls', () => {
     const kept = updateStalls({ games: moving, now: 40_000, running: true, lead });
     expect(kept.raised).toEqual([]);
     expect(kept.games[1]!.stalled).toEqual(mark);
-    const arrived = [{ ...game(0, 3000, 3800, 40_000), clock: running }, game(1, 3000, 3800, 45_000, { stalled: mark })];
+    const arrived = [
+      { ...game(0, 3000, 3800, 40_000), clock: running },
+      game(1, 3000, 3800, 45_000, { stalled: mark }),
+    ];
     const ended = updateStalls({ games: arrived, now: 45_000, running: true, lead });
     expect(ended.cleared).toEqual([1]);
     expect(ended.games[1]!.stalled).toBeUndefined();

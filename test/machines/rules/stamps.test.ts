@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import type { GameView } from '../../../machines/rules/lockstepTypes.ts';
 import { STEP, extrapolate, futureStamp, isPacing, maxClock, roundUpToStep } from '../../../machines/rules/stamps.ts';
 
-function game(id: number, t: number, speed: 0 | 1 | 2 | 4, receivedAt: number, extra: Partial<GameView> = {}): GameView {
+type Speed = 0 | 1 | 2 | 4;
+
+function game(id: number, t: number, speed: Speed, receivedAt: number, extra: Partial<GameView> = {}): GameView {
   return { id, ready: true, hasWorld: true, advancedAt: 0, clock: { t, speed, ahead: 4, receivedAt }, ...extra };
 }
 
@@ -62,7 +64,8 @@ describe('extrapolate', () => {
         fc.nat(1e6),
         (t, speed, receivedAt, a, b) => {
           const [early, late] = a <= b ? [a, b] : [b, a];
-          expect(extrapolate({ t, speed, receivedAt }, late)).toBeGreaterThanOrEqual(extrapolate({ t, speed, receivedAt }, early));
+          const clock = { t, speed, receivedAt };
+          expect(extrapolate(clock, late)).toBeGreaterThanOrEqual(extrapolate(clock, early));
         },
       ),
     );

@@ -1,0 +1,89 @@
+// What the host knows of each game, kept as a record by id (lockstep.md "The game's clock line", "Stalls and
+// outsiders"; spec "Outsiders"): joins, leaves, Hello, the last Clock, and when each game's t last advanced.
+import type { ClockPayload, GameView } from './lockstepTypes.ts';
+import { reachedPromise } from './stall.ts';
+import { isPacing } from './stamps.ts';
+
+/** The games by id. Player 0 (the host's own game) is always there. */
+export type Games = Readonly<Record<number, GameView>>;
+
+/** The host's own game only, not ready until its Hello. */
+export function createGames(now: number): Games {
+  return { 0: { id: 0, ready: false, hasWorld: true, advancedAt: now } };
+}
+
+/** The games in id order. */
+export function gameList(games: Games): GameView[] {
+  return Object.values(games).sort((a, b) => a.id - b.id);
+}
+
+/** A player joined: not ready until its Hello; in a started session its world is not the session's. */
+export function joinGame(games: Games, id: number, started: boolean, now: number): Games {
+  if (games[id] !== undefined) return games;
+  return { ...games, [id]: { id, ready: false, hasWorld: !started, advancedAt: now } };
+}
+
+/** A player left: it counts for nothing any more. The host's own game never leaves. */
+export function leaveGame(games: Games, id: number): Games {
+  if (id === 0 || games[id] === undefined) return games;
+  const { [id]: _gone, ...rest } = games;
+  return rest;
+}
+
+/**
+ * A Hello: the game is loaded and ready; its clock from before is dropped. In a started session a player's game
+ * becomes an outsider (until the resync round, which is not built yet, loads the session's world into it); the
+ * host's own game holds the session's world by definition.
+ */
+export function helloGame(games: Games, id: number, started: boolean, now: number): Games {
+  const game = games[id];
+  if (game === undefined) return games;
+  const { clock: _old, stalled: _mark, ...rest } = game;
+  return { ...games, [id]: { ...rest, ready: true, hasWorld: id === 0 || !started, advancedAt: now } };
+}
+
+/**
+ * Stores a game's Clock with the host's clock at arrival. Its t advanced when it is past the last one. A stall
+ * mark ends when the clock reaches the host's promise (`cleared`).
+ */
+export function storeClock(
+  games: Games,
+  id: number,
+  payload: ClockPayload,
+  now: number,
+): { games: Games; cleared: boolean } {
+  const game = games[id];
+  if (game === undefined) return { games, cleared: false };
+  const advanced = game.clock === undefined || payload.t > game.clock.t;
+  const clock = { ...payload, receivedAt: now };
+  const next: GameView = { ...game, clock, advancedAt: advanced ? now : game.advancedAt };
+  if (!reachedPromise(next)) return { games: { ...games, [id]: next }, cleared: false };
+  const { stalled: _ended, ...unmarked } = next;
+  return { games: { ...games, [id]: unmarked }, cleared: true };
+}
+
+/** Running time starts now for every game (a pause does not count towards a stall). */
+export function startRunningTime(games: Games, now: number): Games {
+  return Object.fromEntries(Object.values(games).map((g) => [g.id, { ...g, advancedAt: Math.max(g.advancedAt, now) }]));
+}
+
+/** The ids of the pacing games (ready, with the session's world, not stalled, with a clock). */
+export function pacingIds(games: Games): number[] {
+  return gameList(games)
+    .filter(isPacing)
+    .map((g) => g.id);
+}
+
+/** The games whose last clock says they stand still at the pause: id → t. */
+export function stopsOf(games: Games): Map<number, number> {
+  const stops = new Map<number, number>();
+  for (const game of gameList(games)) if (game.clock?.stop === true) stops.set(game.id, game.clock.t);
+  return stops;
+}
+
+/** The ids of the marked (stalled) games, for Session.stalled. */
+export function stalledIds(games: Games): number[] {
+  return gameList(games)
+    .filter((g) => g.stalled !== undefined)
+    .map((g) => g.id);
+}
