@@ -11,6 +11,8 @@ import {
   PREFIX_BYTES,
   writeHeader,
   writePrefix,
+  writeU32,
+  writeU64,
   type Frame,
 } from './frame/codec.ts';
 import { ReplayWindow } from './replayWindow.ts';
@@ -30,15 +32,31 @@ function writeNonce(nonce: Uint8Array, sender: number, counter: bigint): void {
     throw new RangeError(`sender ${sender} is not a u32`);
   }
   if (counter < 0n || counter > MAX_COUNTER) throw new RangeError(`counter ${counter} is not a u64`);
-  const view = new DataView(nonce.buffer, nonce.byteOffset, NONCE_BYTES);
-  view.setUint32(0, sender);
-  view.setBigUint64(4, counter);
+  writeU32(nonce, 0, sender);
+  writeU64(nonce, 4, counter);
+}
+
+/**
+ * Optional extra of an {@link AeadKey}: a source of frame buffers. The Sealer overwrites every byte of the buffer,
+ * so it need not be zero-filled: nodeCrypto hands out `Buffer.allocUnsafe` memory, which spares a 256 KiB frame
+ * the fresh zeroed allocation that costs about as much as its AES here (reference/stack.md §3).
+ */
+export interface FrameAllocator {
+  allocate(size: number): Uint8Array;
+}
+
+function allocatorOf(key: AeadKey): (size: number) => Uint8Array {
+  const allocate = (key as Partial<FrameAllocator>).allocate;
+  return typeof allocate === 'function' ? allocate.bind(key) : (size) => new Uint8Array(size);
 }
 
 /** Seals the frames of one sender under one key. The counter never restarts and never repeats. */
 export class Sealer {
   readonly sender: number;
   readonly #key: AeadKey;
+  readonly #allocate: (size: number) => Uint8Array;
+  /** Reused for every frame: the AeadKey reads it synchronously and keeps nothing. */
+  readonly #nonce = new Uint8Array(NONCE_BYTES);
   #next: bigint;
 
   constructor(key: AeadKey, sender: number, options?: { firstCounter?: bigint }) {
@@ -48,6 +66,7 @@ export class Sealer {
     const first = options?.firstCounter ?? 1n;
     if (first < 1n || first > MAX_COUNTER) throw new RangeError(`first counter ${first} outside [1, 2^64 - 1]`);
     this.#key = key;
+    this.#allocate = allocatorOf(key);
     this.sender = sender;
     this.#next = first;
   }
@@ -58,7 +77,8 @@ export class Sealer {
   }
 
   /**
-   * The complete wire frame (prefix + header + ciphertext + tag), written into one buffer. Throws RangeError for a
+   * The complete wire frame (prefix + header + ciphertext + tag), written into one buffer (with nodeCrypto a view
+   * into Node's buffer pool for small frames: hand on the view, or mind byteOffset). Throws RangeError for a
    * payload over MAX_PAYLOAD_BYTES or once the counter passed 2^64 − 1 (nothing is sealed, no counter burnt).
    * Strictly increasing counter, never reused.
    */
@@ -69,13 +89,14 @@ export class Sealer {
     const counter = this.#next;
     if (counter > MAX_COUNTER) throw new RangeError(`sender ${this.sender} used all 2^64 - 1 counters`);
     const length = HEADER_BYTES + payload.length + TAG_BYTES;
-    const out = new Uint8Array(PREFIX_BYTES + length);
+    const out = this.#allocate(PREFIX_BYTES + length);
     writePrefix(out, 0, length);
     writeHeader(out, PREFIX_BYTES, { version: FRAME_VERSION, kind, sender: this.sender, counter });
     const aad = out.subarray(PREFIX_BYTES, PREFIX_BYTES + HEADER_BYTES);
     // The counter is taken before sealing: if the cipher ever threw after using the nonce, it is still burnt.
     this.#next = counter + 1n;
-    this.#key.sealInto(nonceFor(this.sender, counter), aad, payload, out, PREFIX_BYTES + HEADER_BYTES);
+    writeNonce(this.#nonce, this.sender, counter);
+    this.#key.sealInto(this.#nonce, aad, payload, out, PREFIX_BYTES + HEADER_BYTES);
     return out;
   }
 }
@@ -95,6 +116,7 @@ const REPLAY: OpenResult = { ok: false, reason: 'replay' };
 export class Opener {
   readonly #key: AeadKey;
   readonly #windows = new Map<number, ReplayWindow>();
+  readonly #nonce = new Uint8Array(NONCE_BYTES);
 
   constructor(key: AeadKey) {
     this.#key = key;
@@ -108,7 +130,8 @@ export class Opener {
     const window = this.#windows.get(sender);
     // A cheap early refusal (RFC 4303 does the same): the window is only read here, never written.
     if (window ? !window.check(counter) : counter < 1n || counter > MAX_COUNTER) return REPLAY;
-    const payload = this.#key.open(nonceFor(sender, counter), headerBytes, body);
+    writeNonce(this.#nonce, sender, counter);
+    const payload = this.#key.open(this.#nonce, headerBytes, body);
     if (payload === null) return TAG;
     if (window) window.commit(counter);
     else {

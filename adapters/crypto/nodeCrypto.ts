@@ -1,6 +1,7 @@
 // The Crypto interface over node:crypto (OpenSSL, hardware AES): the launcher's hot path (spec: "Frame", "Key").
 // Pitfalls handled here (reliability-tests.md §2): every GCM cipher is made with { authTagLength: 16 } so a
 // truncated tag is refused, timingSafeEqual is guarded for unequal lengths, PBKDF2 runs off the event loop.
+import { Buffer } from 'node:buffer';
 import {
   createCipheriv,
   createDecipheriv,
@@ -14,6 +15,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { TAG_BYTES, type AeadKey, type Crypto } from '../../protocol/crypto.ts';
+import type { FrameAllocator } from '../../protocol/seal.ts';
 
 const GCM = 'aes-256-gcm';
 const GCM_OPTIONS = { authTagLength: TAG_BYTES } as const;
@@ -23,11 +25,14 @@ function plain(buffer: Uint8Array): Uint8Array {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
-function aesGcm(key: Uint8Array): AeadKey {
+function aesGcm(key: Uint8Array): AeadKey & FrameAllocator {
   if (key.length !== 32) throw new RangeError(`key: expected 32 bytes, got ${key.length}`);
   // Imported once per key: each frame then only builds a cipher context.
   const keyObject: KeyObject = createSecretKey(key);
   return {
+    // The Sealer overwrites every byte, so uninitialised (and, under 4 KiB, pooled) memory is safe and much
+    // cheaper than a fresh zero-filled 256 KiB allocation.
+    allocate: (size) => plain(Buffer.allocUnsafe(size)),
     sealInto(nonce, aad, plaintext, out, offset) {
       const cipher = createCipheriv(GCM, keyObject, nonce, GCM_OPTIONS);
       cipher.setAAD(aad);

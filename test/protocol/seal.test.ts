@@ -95,6 +95,32 @@ describe('Sealer', () => {
     expect(sealer.nextCounter).toBe(2n ** 64n);
   });
 
+  it('overwrites every byte of a buffer from the key’s allocator (garbage-filled memory gives the same frame)', () => {
+    const allocated: Uint8Array[] = [];
+    const dirty = Object.assign(nobleCrypto.aesGcm(KEY), {
+      allocate: (size: number) => {
+        const b = new Uint8Array(size + 8).fill(0xa5).subarray(3, 3 + size);
+        allocated.push(b);
+        return b;
+      },
+    });
+    const payloads = [0, 1, 15, 16, 17, 1000].map((n) => new Uint8Array(n).fill(n & 255));
+    const clean = new Sealer(nobleCrypto.aesGcm(KEY), 9);
+    const viaAllocator = new Sealer(dirty, 9);
+    for (const p of payloads) expect(toHex(viaAllocator.seal(52, p))).toBe(toHex(clean.seal(52, p)));
+    expect(allocated).toHaveLength(payloads.length);
+  });
+
+  it('hands out frames that do not alias one another (node’s pooled buffers)', () => {
+    const sealer = new Sealer(nodeKey, 1);
+    const a = sealer.seal(51, new Uint8Array(100).fill(1));
+    const before = toHex(a);
+    const b = sealer.seal(51, new Uint8Array(100).fill(2));
+    b.fill(0);
+    expect(toHex(a)).toBe(before);
+    expect(frame(a).header.counter).toBe(1n);
+  });
+
   it('refuses a sender or first counter out of range', () => {
     expect(() => new Sealer(nodeKey, 65536)).toThrow(RangeError);
     expect(() => new Sealer(nodeKey, 1, { firstCounter: 0n })).toThrow(RangeError);
