@@ -18,6 +18,8 @@ local n = log.n
 -- HEARTBEAT_MS, a change of stop/speed/pause/need/ahead/started at once.
 M.CLOCK_INTERVAL_MS = 100
 M.HEARTBEAT_MS = 1000
+--- How often identity.txt is looked at again: a new `start=` means a new launcher session in this folder.
+M.IDENTITY_CHECK_MS = 1000
 
 local S -- the state of this Lua state's session
 
@@ -31,14 +33,16 @@ local function fresh()
     queue = Queue.new(), outbox = Outbox.new(),
     lastClock = nil, lastClockWall = nil,
     pace = { limit = nil, speed = 0, stop = false }, barrier = nil, loadedAt = nil,
+    start = nil, identityCheckedAt = nil,
   }
 end
 S = fresh()
 
+--- identity.txt: `key=value` lines; a value is everything after the first '=' (docs/FILE_LINK.md).
 local function parseIdentity(text)
   local id = {}
   for line in (text .. '\n'):gmatch('([^\n]*)\n') do
-    local k, v = line:match('^%s*([%w_]+)%s*=%s*(.-)%s*$')
+    local k, v = line:gsub('\r$', ''):match('^([^=]+)=(.*)$')
     if k then id[k] = v end
   end
   return id
@@ -80,6 +84,8 @@ function M.init()
     return false
   end
   S.engine, S.id, S.name, S.role = engine, id, identity.name or '', identity.role or (id == 0 and 'host' or 'player')
+  S.start = identity.start
+  S.identityCheckedAt = link.wallMs()
   local gen, offset = parsePosition(identity.start)
   gen, offset = gen or 1, offset or 0
   local cursorGen, cursorOffset = parsePosition(link.readFile('resync_cursor.txt'))
@@ -166,9 +172,28 @@ local function frameBody()
   maybeClock(t)
 end
 
+-- The launcher (re)opening the folder replaces to_game.log and writes identity.txt with a new start=<gen>:0: a new
+-- session for this game. Returns true when the mod started again.
+local function newLauncherSession()
+  local now = link.wallMs()
+  if now - S.identityCheckedAt < M.IDENTITY_CHECK_MS then return false end
+  S.identityCheckedAt = now
+  local text = link.readFile('identity.txt')
+  if not text then return false end
+  local start = parseIdentity(text).start
+  if start == nil or start == S.start then return false end
+  log.warn('identity.txt names a new start ' .. tostring(start) .. ' (was ' .. tostring(S.start)
+    .. '): a new launcher session, starting again')
+  S.outbox:flush()
+  log.flush()
+  M.init()
+  return true
+end
+
 --- Every frame: read the link, apply what is due standing, set limit and speed, write queued lines and the Clock.
 function M.frame()
   if not S.active then return end
+  if newLauncherSession() and not S.active then return end
   local ok, err = xpcall(frameBody, debug and debug.traceback or tostring)
   if not ok then
     -- fail safe: a fault in the controller must not let the world run past what it holds

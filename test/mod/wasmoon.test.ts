@@ -467,6 +467,24 @@ describe('mod in wasmoon: the link', () => {
     expect(g.engine().t).toBe(T0 + 400 + 3 * STEP);
   });
 
+  it('starts again when identity.txt names a new start (a new launcher session in the folder)', async () => {
+    const { s, g } = await setup(1, '1:0');
+    g.init();
+    s.send('Session', started);
+    s.send('PeerClock', { from: 0, t: T0, ahead: 2, safe: T0 + 600 });
+    tick(g, 20, 10);
+    expect(g.engine().t).toBe(T0 + 600);
+    tick(g, 1500, 0); // identity unchanged: nothing happens
+    expect(s.outOf('Hello')).toHaveLength(1);
+    writeFileSync(join(s.dir, 'to_game.log'), '');
+    writeFileSync(join(s.dir, 'identity.txt'), 'name=game1\nid=1\nrole=player\nstart=2:0\n');
+    s.send('Session', started);
+    tick(g, 1500, 5);
+    expect(s.outOf('Hello')).toEqual([{ time: T0 }, { time: T0 + 600 }]);
+    expect(s.modLog()).toContain('identity.txt names a new start 2:0 (was 1:0)');
+    expect(g.engine().t).toBe(T0 + 600 + 5 * STEP); // the old peer is forgotten: alone in the new session
+  });
+
   it('writes every batch as complete lines (no torn line, one line per payload)', async () => {
     const { s, g } = await setup(0);
     g.init();
