@@ -29,8 +29,8 @@ type Ctx = LockstepContext;
 type Out = LockstepEmitted;
 type Log = { msg: string; [k: string]: unknown };
 
-/** The games' Clock cadence the lead assumes when the actor gives none (ms). */
-export const DEFAULT_CLOCK_INTERVAL_MS = 200;
+/** The games' Clock cadence the lead assumes when the actor gives none (ms): the mod's (docs/DECISIONS.md). */
+export const DEFAULT_CLOCK_INTERVAL_MS = 100;
 
 /** The chart's context at creation: the host's game only, not started, the lead for no round trip yet. */
 export function createLockstepContext(input: LockstepInput | undefined): LockstepContext {

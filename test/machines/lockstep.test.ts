@@ -1,7 +1,10 @@
 // The host lockstep chart: start, Session broadcasts, pause and speed (spec/lockstep.md "The host's stamps",
 // "Pause, speed and the pause order"; wire-protocol.txt Session 11, SpeedRequest 32, Permissions "speed").
 import { describe, expect, it } from 'vitest';
-import { futureStamp, leadFor } from '../../machines/rules/lockstep.ts';
+import { DEFAULT_CLOCK_INTERVAL_MS } from '../../machines/lockstep.ts';
+import { futureStamp, leadFor, nextLead } from '../../machines/rules/lockstep.ts';
+
+const CI = DEFAULT_CLOCK_INTERVAL_MS;
 import { ofType, runningHost, startHost } from './lockstepHarness.ts';
 
 describe('starting the session', () => {
@@ -27,7 +30,7 @@ describe('starting the session', () => {
     expect(host.value()).toBe('Running');
     const sessions = ofType(host.take(), 'send.Session');
     expect(sessions).toEqual([
-      { type: 'send.Session', to: 'all', payload: { started: true, speed: 1, lead: leadFor(0, 200, 1) } },
+      { type: 'send.Session', to: 'all', payload: { started: true, speed: 1, lead: leadFor(0, DEFAULT_CLOCK_INTERVAL_MS, 1) } },
     ]);
   });
 
@@ -55,7 +58,7 @@ describe('starting the session', () => {
     host.send({ type: 'cmd.pause' }).send({ type: 'cmd.start', now: 10 });
     expect(host.value()).toBe('Paused');
     expect(ofType(host.take(), 'send.Session').map((e) => e.payload)).toEqual([
-      { started: true, speed: 0, pauseAt: 4000, lead: leadFor(0, 200, 1) },
+      { started: true, speed: 0, pauseAt: 4000, lead: leadFor(0, DEFAULT_CLOCK_INTERVAL_MS, 1) },
     ]);
   });
 
@@ -64,7 +67,7 @@ describe('starting the session', () => {
     host.ready(0, 0);
     host.send({ type: 'cmd.speed', speed: 4 }).send({ type: 'cmd.start' });
     expect(ofType(host.take(), 'send.Session').map((e) => e.payload)).toEqual([
-      { started: true, speed: 4, lead: leadFor(0, 200, 4) },
+      { started: true, speed: 4, lead: leadFor(0, DEFAULT_CLOCK_INTERVAL_MS, 4) },
     ]);
   });
 
@@ -106,7 +109,8 @@ describe('pause and speed', () => {
     host.send({ type: 'recv.SpeedRequest', from: 1, payload: { speed: 2 }, now: 20 });
     expect(host.value()).toBe('Running');
     expect(ofType(host.take(), 'send.Session').map((e) => e.payload)).toEqual([
-      { started: true, speed: 2, lead: leadFor(0, 200, 2) },
+      // The proposal for x2 (3 steps) is within the 2-step hysteresis of the lead in force (2).
+      { started: true, speed: 2, lead: nextLead(leadFor(0, CI, 1), leadFor(0, CI, 2)) },
     ]);
   });
 
@@ -117,7 +121,7 @@ describe('pause and speed', () => {
     expect(host.sent()).toEqual([]);
     host.send({ type: 'cmd.speed', speed: 4 });
     expect(ofType(host.take(), 'send.Session').map((e) => e.payload)).toEqual([
-      { started: true, speed: 4, lead: leadFor(0, 200, 4) },
+      { started: true, speed: 4, lead: leadFor(0, DEFAULT_CLOCK_INTERVAL_MS, 4) },
     ]);
   });
 
@@ -151,19 +155,19 @@ describe('pause and speed', () => {
 describe('lead', () => {
   it('follows the round trip only when it moves by 2 steps, and is broadcast', () => {
     const host = runningHost([0, 1]);
-    expect(host.context().session.lead).toBe(3); // (0 + 400 + 100) / 200 → 3
-    host.send({ type: 'rtt.updated', maxRtt: 300 }); // proposes 4: within the hysteresis
+    expect(host.context().session.lead).toBe(2); // (0 + 2 × 100 + 100) / 200 → 2
+    host.send({ type: 'rtt.updated', maxRtt: 300 }); // proposes 3: within the hysteresis
     expect(host.sent()).toEqual([]);
-    expect(host.context().session.lead).toBe(3);
-    host.send({ type: 'rtt.updated', maxRtt: 500 }); // proposes 5
-    expect(ofType(host.take(), 'send.Session').map((e) => e.payload.lead)).toEqual([5]);
+    expect(host.context().session.lead).toBe(2);
+    host.send({ type: 'rtt.updated', maxRtt: 500 }); // proposes 4
+    expect(ofType(host.take(), 'send.Session').map((e) => e.payload.lead)).toEqual([4]);
   });
 
   it('is not broadcast before the start', () => {
     const host = startHost();
     host.send({ type: 'rtt.updated', maxRtt: 2000 });
     expect(host.sent()).toEqual([]);
-    expect(host.context().session.lead).toBe(leadFor(2000, 200, 1));
+    expect(host.context().session.lead).toBe(leadFor(2000, DEFAULT_CLOCK_INTERVAL_MS, 1));
   });
 });
 
