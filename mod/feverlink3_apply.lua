@@ -24,13 +24,17 @@ local function callEngine(engine, body)
     r1, r2, r3 = a, c, d
   end
   if r1 then return true end
-  if r2 ~= nil and not CLASSES[r2] then log.once('class:' .. tostring(r2), 'warn', 'engine.apply gave the unknown class ' .. tostring(r2) .. ': reported as engine') end
+  if r2 ~= nil and not CLASSES[r2] then
+    log.once('class:' .. tostring(r2), 'warn',
+      'engine.apply gave the unknown class ' .. tostring(r2) .. ': reported as engine')
+  end
   return false, CLASSES[r2] and r2 or 'engine', r3 ~= nil and tostring(r3) or ''
 end
 
+-- engine.notify is optional; reading a missing field of a host object may itself fail, hence both pcalls.
 local function notify(S, level, text)
-  local fn = S.engine and S.engine.notify
-  if fn then pcall(fn, level, text) end
+  local ok, fn = pcall(function() return S.engine.notify end)
+  if ok and fn then pcall(fn, level, text) end
 end
 
 --- Queues the verdict "refused" for an item that is not applied (a veto, a decode failure).

@@ -83,7 +83,9 @@ function H.PeerClock(S, p)
   local prev = S.peers[from]
   local peer = { t = t, safe = int(p.safe), need = int(p.need), ahead = int(p.ahead), pause = int(p.pause),
     stalled = p.stalled == true }
-  if not prev then log.info('peer ' .. n(from) .. ' clock t=' .. n(t) .. ' safe=' .. (peer.safe and n(peer.safe) or '-')) end
+  if not prev then
+    log.info('peer ' .. n(from) .. ' clock t=' .. n(t) .. ' safe=' .. (peer.safe and n(peer.safe) or '-'))
+  end
   if prev and prev.stalled ~= peer.stalled then
     log.info('peer ' .. n(from) .. (peer.stalled and ' is stalled (not pacing)' or ' paces again'))
   end
@@ -204,7 +206,8 @@ function M.handle(S, text, pos, t)
   local kind = text:sub(1, tab - 1)
   local payload, err = json.decode(text:sub(tab + 1))
   if type(payload) ~= 'table' or getmetatable(payload) == json.ARRAY then
-    log.warn(where .. ': ' .. oneLine(kind, 40) .. ' payload is not a JSON object (' .. tostring(err or 'array') .. '), skipped')
+    log.warn(where .. ': ' .. oneLine(kind, 40) .. ' payload is not a JSON object (' .. tostring(err or 'array')
+      .. '), skipped')
     return
   end
   local handler = H[kind]

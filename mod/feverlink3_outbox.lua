@@ -34,7 +34,8 @@ function Outbox:flush(name)
     self.lines = {}
     return true
   end
-  log.once('outbox-append', 'error', 'cannot append to from_game.log: ' .. tostring(err) .. ' (kept for the next frame)')
+  log.once('outbox-append', 'error', 'cannot append to from_game.log: ' .. tostring(err)
+    .. ' (kept for the next frame)')
   return false
 end
 

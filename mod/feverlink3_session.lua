@@ -97,8 +97,9 @@ function M.init()
   log.setGameTime(function() return S.engine.time() end)
   if link.endTornTail('from_game.log') then log.warn('from_game.log ended in a torn line: ended it with a newline') end
   local probe = link.probe()
+  local hasDebugPrint = type(rawget(_G, 'debugPrint')) == 'function'
   log.info('official api probe: io=' .. tostring(probe.io) .. ' os.getenv=' .. tostring(probe.getenv)
-    .. ' os.clock=' .. tostring(probe.clock) .. ' debugPrint=' .. tostring(type(rawget(_G, 'debugPrint')) == 'function'))
+    .. ' os.clock=' .. tostring(probe.clock) .. ' debugPrint=' .. tostring(hasDebugPrint))
   S.active = true
   -- Deterministic math.random (architecture §7 item 2): reseeded from the game time in every beforeStep.
   local t = engine.time()
@@ -109,9 +110,9 @@ function M.init()
     log.once('randomseed', 'warn', 'math.randomseed ignored: the generator is seeded from the game time')
   end
   S.outbox:add('Hello', { time = t })
-  log.info('active: ' .. S.role .. ' ' .. S.name .. ' (id ' .. n(id) .. '), session ' .. link.dir() .. ', reading to_game.log from '
-    .. n(gen) .. ':' .. n(offset) .. ', Hello at ' .. n(t))
-  if S.engine.notify then pcall(S.engine.notify, 'info', 'FeverLink3: session active as ' .. S.name) end
+  log.info('active: ' .. S.role .. ' ' .. S.name .. ' (id ' .. n(id) .. '), session ' .. link.dir()
+    .. ', reading to_game.log from ' .. n(gen) .. ':' .. n(offset) .. ', Hello at ' .. n(t))
+  pcall(function() S.engine.notify('info', 'FeverLink3: session active as ' .. S.name) end)
   S.outbox:flush()
   log.flush()
   return true
@@ -158,7 +159,8 @@ local function maybeClock(t)
   local line = { t = t, speed = speed, ahead = S.ahead, safe = S.safe, need = S.need, pause = pause }
   if stop then line.stop = true end
   S.outbox:add('Clock', line)
-  S.lastClock = { t = t, stop = stop, speed = speed, pause = pause, need = S.need, ahead = S.ahead, started = S.started }
+  S.lastClock = { t = t, stop = stop, speed = speed, pause = pause, need = S.need, ahead = S.ahead,
+    started = S.started }
   S.lastClockWall = now
 end
 
@@ -209,7 +211,8 @@ function M.beforeStep(t)
   if not S.active then return end
   random.seed(t)
   if not rules.mayLeave(t, S.pace.limit) then
-    log.once('limit:' .. n(t), 'error', 'BARRIER: the engine steps at ' .. n(t) .. ' although the limit is ' .. n(S.pace.limit))
+    log.once('limit:' .. n(t), 'error', 'BARRIER: the engine steps at ' .. n(t) .. ' although the limit is '
+      .. n(S.pace.limit))
   end
   for _, item in ipairs(S.queue:due(t, complete)) do apply.apply(S, item, t) end
 end

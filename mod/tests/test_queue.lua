@@ -4,7 +4,9 @@ local Queue = require('feverlink3_queue')
 
 local function keys(items)
   local out = {}
-  for i, item in ipairs(items) do out[i] = item.kind .. '@' .. string.format('%.0f', item.stamp) .. ':' .. item.from .. ':' .. item.seq end
+  for i, item in ipairs(items) do
+    out[i] = item.kind .. '@' .. string.format('%.0f', item.stamp) .. ':' .. item.from .. ':' .. item.seq
+  end
   return out
 end
 

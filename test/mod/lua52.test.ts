@@ -39,7 +39,9 @@ function driveFolder(): SessionFolder {
 
 /** from_game.log without the Clock lines (their number follows the wall clock, which differs between runs). */
 function noClocks(s: SessionFolder): string[] {
-  return readFileSync(join(s.dir, 'from_game.log'), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('Clock\t'));
+  return readFileSync(join(s.dir, 'from_game.log'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('Clock\t'));
 }
 
 // Numbers of the generator and JSON texts, printed the same way by both Lua versions.
@@ -49,9 +51,12 @@ local J = require('feverlink3_json')
 local out = {}
 for _, t in ipairs({ 0, 200, 10341800, 3000000000, 9007199254740000 }) do
   R.seed(t)
-  for _ = 1, 5 do out[#out + 1] = J.num(R.random()) .. ' ' .. J.num(R.random(1, 1000000)) .. ' ' .. J.num(R.random(6)) end
+  for _ = 1, 5 do
+    out[#out + 1] = J.num(R.random()) .. ' ' .. J.num(R.random(1, 1000000)) .. ' ' .. J.num(R.random(6))
+  end
 end
-out[#out + 1] = J.encode({ a = 3000000000, b = 1.5, c = { 1, 2.25, -0.0, 1e300, 1 / 3 }, d = J.decode('[1e3, 7.0, -2]') })
+out[#out + 1] = J.encode({ a = 3000000000, b = 1.5, c = { 1, 2.25, -0.0, 1e300, 1 / 3 },
+  d = J.decode('[1e3, 7.0, -2]') })
 out[#out + 1] = J.encode(J.decode('{"t":9007199254740991,"s":"\\\\u00e9\\\\n","x":[],"y":{}}'))
 return table.concat(out, '\\n')
 `;
@@ -123,7 +128,8 @@ describe('mod under Lua 5.2', () => {
         print(dofile('${DRIVE}'))`;
       const dir = mkdtempSync(join(tmpdir(), 'fl3-lua-'));
       writeFileSync(join(dir, 'drive.lua'), script);
-      const r = spawnSync('lua5.2', [join(dir, 'drive.lua')], { encoding: 'utf8', env: { ...process.env, FEVERLINK3_SESSION_DIR: a.dir } });
+      const env = { ...process.env, FEVERLINK3_SESSION_DIR: a.dir };
+      const r = spawnSync('lua5.2', [join(dir, 'drive.lua')], { encoding: 'utf8', env });
       rmSync(dir, { recursive: true, force: true });
       expect(r.stderr).toBe('');
       const wall = { ms: 1000 };
@@ -133,9 +139,14 @@ describe('mod under Lua 5.2', () => {
       closeFs();
       expect(r.stdout.trimEnd()).toBe(in54);
       const snapshot = JSON.parse(in54) as { applied: { t: number; cmd: { tag: string } }[] };
-      expect(snapshot.applied.map((x) => `${x.cmd.tag}@${x.t}`)).toEqual(['own@3000000400', 'p1@3000000600', 'p2@3000000600']);
+      expect(snapshot.applied.map((x) => `${x.cmd.tag}@${x.t}`)).toEqual([
+        'own@3000000400',
+        'p1@3000000600',
+        'p2@3000000600',
+      ]);
       expect(noClocks(a)).toEqual(noClocks(b));
-      expect(noClocks(a)).toContain('Action\t{"body":{"big":3000000001,"empty":{},"f":0.5,"list":[1,2.5,"x"],"tag":"own"},"category":"build","seq":1,"stamp":3000000400}');
+      const body = '{"big":3000000001,"empty":{},"f":0.5,"list":[1,2.5,"x"],"tag":"own"}';
+      expect(noClocks(a)).toContain(`Action\t{"body":${body},"category":"build","seq":1,"stamp":3000000400}`);
       expect(noClocks(a).filter((l) => l.startsWith('ActionRefused'))).toHaveLength(3);
     } finally {
       lua.global.close();
@@ -150,7 +161,8 @@ describe('mod under Lua 5.2', () => {
     const lua = await newLuaState(luaSources());
     try {
       const script = join(dir, 'cross.lua');
-      writeFileSync(script, `package.path = '${modDir}/?.lua;' .. package.path\nprint((function() ${CROSS_SCRIPT} end)())`);
+      const wrapped = `package.path = '${modDir}/?.lua;' .. package.path\nprint((function() ${CROSS_SCRIPT} end)())`;
+      writeFileSync(script, wrapped);
       const r = spawnSync('lua5.2', [script], { encoding: 'utf8' });
       expect(r.stderr).toBe('');
       const in54 = String(lua.doStringSync(CROSS_SCRIPT));

@@ -41,6 +41,11 @@ function expectActionsBeforeClocks(lines: LinkLine[]): void {
 
 const started = { started: true, speed: 1, lead: 2 };
 
+/** An Action of the pause order as the host relays it (pauseSeq, pauseUpto, the flush's stamp). */
+function flushItem(stamp: number, from: number, seq: number, tag: string, pauseSeq: number, pauseUpto: number): object {
+  return { stamp, seq, body: { tag }, from, allowed: true, pause: true, pauseSeq, pauseUpto };
+}
+
 describe('mod in wasmoon: start', () => {
   it('stays inactive without FEVERLINK3_SESSION_DIR: command false, no limit, math.random untouched', async () => {
     const g = await loadGame({ t0: T0 });
@@ -361,16 +366,16 @@ describe('mod in wasmoon: pause and the pause order', () => {
     tick(g, 20, 20);
     expect(g.engine().t).toBe(pauseAt);
     // a flush at the stop: item 2 of 3 arrives first... the host relays in order, but the game must wait for 3
-    s.send('Action', { stamp: pauseAt, seq: 1, body: { tag: 'f1' }, from: 1, allowed: true, pause: true, pauseSeq: 1, pauseUpto: 2 });
+    s.send('Action', flushItem(pauseAt, 1, 1, 'f1', 1, 2));
     tick(g, 20, 5);
     expect(g.engine().applied).toEqual([]);
     expect(s.outOf('Clock').at(-1)).toMatchObject({ pause: 1 });
-    s.send('Action', { stamp: pauseAt, seq: 4, body: { tag: 'f2' }, from: 0, allowed: true, pause: true, pauseSeq: 2, pauseUpto: 2 });
+    s.send('Action', flushItem(pauseAt, 0, 4, 'f2', 2, 2));
     tick(g, 20, 5);
     expect(g.engine().applied.map((a) => `${a.cmd.tag}@${a.t - T0}`)).toEqual(['f1@1000', 'f2@1000']);
     expect(g.engine().t).toBe(pauseAt);
     // a later flush ahead of the stop: run at speed 1 to it, apply there, stand still again
-    s.send('Action', { stamp: pauseAt + 600, seq: 5, body: { tag: 'f3' }, from: 0, allowed: true, pause: true, pauseSeq: 3, pauseUpto: 3 });
+    s.send('Action', flushItem(pauseAt + 600, 0, 5, 'f3', 3, 3));
     tick(g, 20);
     expect(g.engine().wanted).toBe(1);
     expect(g.engine().limit).toBe(pauseAt + 600);
@@ -391,10 +396,10 @@ describe('mod in wasmoon: pause and the pause order', () => {
     const { s, g } = await setup(1);
     g.init();
     s.send('Session', started);
-    s.send('Action', { stamp: T0 + 600, seq: 1, body: { tag: 'f' }, from: 0, allowed: true, pause: true, pauseSeq: 1, pauseUpto: 2 });
+    s.send('Action', flushItem(T0 + 600, 0, 1, 'f', 1, 2));
     tick(g, 20, 20);
     expect(g.engine().t).toBe(T0 + 600);
-    s.send('Action', { stamp: T0 + 600, seq: 2, body: { tag: 'g' }, from: 0, allowed: true, pause: true, pauseSeq: 2, pauseUpto: 2 });
+    s.send('Action', flushItem(T0 + 600, 0, 2, 'g', 2, 2));
     tick(g, 20, 20);
     expect(g.engine().applied.map((a) => `${a.cmd.tag}@${a.t - T0}`)).toEqual(['f@600', 'g@600']);
     expect(g.engine().t).toBeGreaterThan(T0 + 600);
@@ -497,7 +502,8 @@ describe('mod in wasmoon: the link', () => {
     expect(raw.endsWith('\n')).toBe(true);
     const lines = s.out();
     expect(lines.filter((l) => l.kind === 'Action')).toHaveLength(30);
-    expect((lines.find((l) => l.kind === 'Action')!.payload.body as { text: string }).text).toBe('line\nbreak "quoted" \\ é');
+    const first = lines.find((l) => l.kind === 'Action')!.payload.body as { text: string };
+    expect(first.text).toBe('line\nbreak "quoted" \\ é');
     expectActionsBeforeClocks(lines);
   });
 });
