@@ -63,6 +63,8 @@ function H.Session(S, p)
       .. (pauseAt and n(pauseAt) or '-') .. ' lead=' .. (lead and n(lead) or '-'))
   end
   S.started, S.sessionSpeed, S.pauseAt, S.stalledIds = started, speed, pauseAt, stalled
+  -- The host's Session says speed 0 as soon as it pauses; the game still runs to pauseAt at the speed it ran.
+  if speed > 0 then S.runSpeed = speed end
   if lead then
     local ahead = math.max(rules.MIN_AHEAD, math.min(rules.MAX_AHEAD, lead))
     if ahead ~= S.ahead then log.info('ahead ' .. n(S.ahead) .. ' -> ' .. n(ahead) .. ' steps (Session.lead)') end

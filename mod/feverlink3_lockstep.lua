@@ -103,11 +103,12 @@ function M.mayLeave(t, limit)
   return limit == nil or t < limit
 end
 
---- What the engine is told this frame. s = {t, started, speed, pauseAt?, barrier?, flushTarget?}.
+--- What the engine is told this frame. s = {t, started, speed, runSpeed?, pauseAt?, barrier?, flushTarget?}.
 -- Returns {limit, speed, stop}: limit for engine.setLimit (nil = none), speed for engine.setSpeed, and stop =
 -- the game stands (or is about to stand) at its pause stop point, with nothing of the pause order to run to.
 --  - not started: stand where it is (limit t, speed 0);
---  - paused: run to pauseAt at the session speed; past it, stand at t, or run at speed 1 to the next flush read
+--  - paused: run to pauseAt at the session speed (or runSpeed, the last speed above 0: the host says 0 as soon
+--    as it pauses); past it, stand at t, or run at speed 1 to the next flush read
 --    completely (pause order) and stand there (G5, lockstep.md "Pause, speed and the pause order");
 --  - the barrier always bounds the limit.
 function M.pace(s)
@@ -119,6 +120,8 @@ function M.pace(s)
   if s.pauseAt ~= nil then
     if t < s.pauseAt then
       limit = minOpt(limit, s.pauseAt)
+      -- a pause in force still runs to pauseAt (Session.speed is 0 from the moment the host pauses)
+      if speed == 0 then speed = s.runSpeed or 1 end
     elseif s.flushTarget ~= nil and s.flushTarget > t then
       limit = minOpt(limit, s.flushTarget)
       speed = 1

@@ -139,8 +139,8 @@ end
 local function updatePace(t)
   local flushes = flushItems()
   S.barrier = rules.barrier(S.peers, S.stalledIds, flushes, S.pauseRead)
-  S.pace = rules.pace({ t = t, started = S.started, speed = S.sessionSpeed, pauseAt = S.pauseAt, barrier = S.barrier,
-    flushTarget = rules.flushTarget(t, flushes, S.pauseRead) })
+  S.pace = rules.pace({ t = t, started = S.started, speed = S.sessionSpeed, runSpeed = S.runSpeed,
+    pauseAt = S.pauseAt, barrier = S.barrier, flushTarget = rules.flushTarget(t, flushes, S.pauseRead) })
   S.engine.setLimit(S.pace.limit)
   S.engine.setSpeed(S.pace.speed)
 end

@@ -54,7 +54,8 @@ export type HostNotice =
   | { type: 'chat'; from: number; name: string; text: string; level?: 'info' | 'warn' | 'error' }
   | { type: 'joined'; id: number; name: string }
   | { type: 'left'; id: number; name: string; away: boolean }
-  | { type: 'rtt'; rtt: Record<number, number> }
+  | { type: 'rtt'; rtt: Record<number, number>; off: Record<number, number> }
+  | { type: 'permissions'; permissions: Permissions }
   /** Game traffic from a player (Hello, Clock, Action, SpeedRequest, …) for the lockstep layer. */
   | { type: 'game'; from: number; message: Message };
 
@@ -293,6 +294,7 @@ export class HostSession {
     this.permissions = permissions;
     this.broadcast('Permissions', permissionsMessage(permissions));
     this.ports.log({ msg: 'permissions changed', permissions });
+    this.notify({ type: 'permissions', permissions });
   }
 
   /** Ends a player's session: the sealed Kicked, then the slot is released. */
@@ -373,7 +375,7 @@ export class HostSession {
       for (const n of link.pingWall.keys()) if (!link.rtt.pending.has(n)) link.pingWall.delete(n);
       this.sendTo(link.id, 'Ping', { n: sent.n, rtt, ...(Object.keys(off).length ? { off } : {}) });
     }
-    this.notify({ type: 'rtt', rtt });
+    this.notify({ type: 'rtt', rtt, off });
   }
 
   // ---- sending ------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ const commands: Record<string, { summary: string }> = {
   host: { summary: 'host --listen HOST:PORT [--name N] [--password PW] [--max-players N] [--game sim|none|--game-dir PATH]' },
   join: { summary: 'join CODE --name NAME [--password PW] [--game sim|none|--game-dir PATH]' },
   demo: { summary: 'demo [--players N] [--seconds S] [--json]   a local session of simulated games' },
+  simgame: { summary: 'simgame --session-dir DIR --save FILE [--seed N] [--bots N]   the simulated game (see --help)' },
 };
 
 export function usage(): string {

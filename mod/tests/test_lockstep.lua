@@ -86,6 +86,13 @@ T.test('pace: a pause runs to pauseAt, stops exactly there, reports stop', funct
     'already past pauseAt: stands at its real t')
 end)
 
+T.test('pace: the host says speed 0 as soon as it pauses; the game still runs to pauseAt at its last speed', function()
+  T.eq(L.pace({ t = 1000, started = true, speed = 0, runSpeed = 2, pauseAt = 1600 }), { limit = 1600, speed = 2, stop = false })
+  T.eq(L.pace({ t = 1000, started = true, speed = 0, pauseAt = 1600 }), { limit = 1600, speed = 1, stop = false },
+    'no speed known: speed 1')
+  T.eq(L.pace({ t = 1600, started = true, speed = 0, runSpeed = 2, pauseAt = 1600 }), { limit = 1600, speed = 0, stop = true })
+end)
+
 T.test('pace: in a pause, a complete flush ahead is run to at speed 1, then the game stands again', function()
   local items = { { stamp = 2000, pauseUpto = 3 } }
   local target = L.flushTarget(1600, items, 3)

@@ -1,22 +1,20 @@
 // `feverlink3 host --listen HOST:PORT [--name NAME] [--password PW] [--max-players N] [--session-dir DIR]
-// [--verbose]`: hosts a session over TCP, prints `join code: <CODE>` for the address actually bound, and runs
-// until SIGINT/SIGTERM, closing every connection with a reason. Lines typed are chat; /commands act.
+// [--game sim|none | --game-dir PATH] [--save FILE] [--bots N] [--bot-rate N] [--throttle F] [--verbose]`:
+// hosts a session over TCP, prints `join code: <CODE>` for the address actually bound, runs the host's own
+// game as player 0, and runs until SIGINT/SIGTERM, closing every connection with a reason.
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { HostSession } from '../../../actors/host/hostSession.ts';
 import { encodeJoinCode, type Endpoint } from '../../../protocol/joinCode.ts';
-import { deriveSessionKey } from '../../../protocol/keys.ts';
 import { parsePlayerSet } from '../../../machines/rules/permissions.ts';
-import { realClock } from '../../clock.ts';
-import { nodeCrypto } from '../../crypto/nodeCrypto.ts';
 import { createLog } from '../../log.ts';
-import { listenTcp } from '../../transport/tcp.ts';
+import { gameChoice } from '../../launcher/gameProcess.ts';
+import { launchHost, type RunningHost } from '../../launcher/hostLauncher.ts';
 import { parseHostPort, sessionDir } from '../sessionDir.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
 
-const HELP = `commands: /players  /kick ID [why]  /perm build|bulldoze|spend|speed|other everyone|host|ID,ID  /quit
-anything else is chat`;
+const HELP = `commands: /start  /pause  /speed 1|2|4  /players  /kick ID [why]
+          /perm build|bulldoze|spend|speed|other everyone|host|ID,ID  /quit      anything else is chat`;
 
 /** The endpoints a join code names: the bound address, or every external interface for a wildcard bind. */
 export function joinEndpoints(host: string, port: number): Endpoint[] {
@@ -42,6 +40,12 @@ export async function run(args: readonly string[]): Promise<number> {
       password: { type: 'string' },
       'max-players': { type: 'string', default: '8' },
       'session-dir': { type: 'string' },
+      game: { type: 'string' },
+      'game-dir': { type: 'string' },
+      save: { type: 'string' },
+      bots: { type: 'string' },
+      'bot-rate': { type: 'string' },
+      throttle: { type: 'string' },
       verbose: { type: 'boolean', default: false },
     },
     strict: true,
@@ -50,20 +54,26 @@ export async function run(args: readonly string[]): Promise<number> {
   const maxPlayers = Number(values['max-players']);
   if (!listen) return usage(`--listen: expected HOST:PORT, got "${values.listen}"`);
   if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 64) return usage('--max-players: expected 1..64');
+  const game = gameChoice(values, 0);
+  if (typeof game === 'string') return usage(game);
 
   const dir = sessionDir(values['session-dir'], 'host');
   const { log, flush } = createLog({ file: join(dir, 'launcher.log'), pretty: values.verbose, base: { role: 'host' } });
-  const secret = nodeCrypto.randomBytes(16);
-  const key = await deriveSessionKey(nodeCrypto, secret, values.password);
-  const listener = await listenTcp({ host: listen.host, port: listen.port, clock: realClock, log });
-  const host = new HostSession({ hostName: values.name, key, maxPlayers }, { crypto: nodeCrypto, clock: realClock, wallClock: Date.now, log });
-  host.attach(listener);
-
-  const code = encodeJoinCode({ created: Math.floor(Date.now() / 1000), secret, endpoints: joinEndpoints(listener.host, listener.port) });
+  const running = await launchHost({
+    listen,
+    name: values.name,
+    ...(values.password === undefined ? {} : { password: values.password }),
+    maxPlayers,
+    dir,
+    game,
+    log,
+  });
+  const { host, listener } = running;
+  const code = encodeJoinCode({ created: Math.floor(Date.now() / 1000), secret: running.secret, endpoints: joinEndpoints(listener.host, listener.port) });
   say(`listening on ${listener.host}:${listener.port}`);
   say(`join code: ${code}`);
   say(`session folder: ${dir}`);
-  log({ msg: 'hosting', host: listener.host, port: listener.port, maxPlayers, password: values.password !== undefined });
+  log({ msg: 'hosting', host: listener.host, port: listener.port, maxPlayers, password: values.password !== undefined, game: game.kind });
 
   const printRtt = rttPrinter(10_000, Date.now);
   host.on((n) => {
@@ -73,22 +83,34 @@ export async function run(args: readonly string[]): Promise<number> {
     else if (n.type === 'roster') say(`players: ${formatRoster(n.players)}`);
     else if (n.type === 'rtt') printRtt(host.players());
   });
-  const stopReading = readLines((line) => command(host, line));
+  const stopReading = readLines((line) => command(running, line));
 
   const signal = await untilSignal();
   say(`stopping (${signal})`);
   log({ msg: 'stopping', signal });
-  host.stop('shutdown');
-  await listener.close('shutdown');
+  await running.stop('shutdown');
   stopReading();
   flush();
   return 0;
 }
 
-function command(host: HostSession, line: string): void {
+function command({ host, lockstep }: RunningHost, line: string): void {
   if (!line.startsWith('/')) return host.chat(line);
   const [verb, ...rest] = line.slice(1).split(/\s+/);
   switch (verb) {
+    case 'start':
+      if (!lockstep) return say('no game: nothing to start');
+      lockstep.start();
+      return say(lockstep.waiting() ? `start waits: ${lockstep.waiting()}` : 'start');
+    case 'pause':
+      lockstep?.pause();
+      return;
+    case 'speed': {
+      const speed = Number(rest[0]);
+      if (![1, 2, 4].includes(speed)) return say('speed: 1, 2 or 4');
+      lockstep?.speed(speed);
+      return;
+    }
     case 'players':
       return say(`players: ${formatRoster(host.players())}`);
     case 'kick': {
@@ -112,6 +134,6 @@ function command(host: HostSession, line: string): void {
 }
 
 function usage(problem: string): number {
-  process.stderr.write(`feverlink3 host: ${problem}\nusage: feverlink3 host --listen HOST:PORT [--name NAME] [--password PW] [--max-players N]\n`);
+  process.stderr.write(`feverlink3 host: ${problem}\nusage: feverlink3 host --listen HOST:PORT [--name NAME] [--password PW] [--max-players N] [--game sim|none]\n`);
   return 2;
 }

@@ -1,28 +1,20 @@
-// `feverlink3 join CODE --name NAME [--password PW] [--session-dir DIR] [--verbose]`: joins a session,
-// shows the roster, chat and RTTs, and reads chat lines from standard input (/quit leaves).
+// `feverlink3 join CODE --name NAME [--password PW] [--session-dir DIR] [--game sim|none | --game-dir PATH]
+// [--save FILE] [--bots N] [--bot-rate N] [--throttle F] [--verbose]`: joins a session, runs the player's
+// game on the file link, shows the roster, chat and RTTs, and reads chat lines from stdin (/quit leaves).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PlayerSession } from '../../../actors/player/playerSession.ts';
-import type { Connection } from '../../../actors/ports.ts';
-import { decodeJoinCode, type Endpoint } from '../../../protocol/joinCode.ts';
-import { deriveSessionKey } from '../../../protocol/keys.ts';
-import { realClock } from '../../clock.ts';
-import { nodeCrypto } from '../../crypto/nodeCrypto.ts';
+import { decodeJoinCode } from '../../../protocol/joinCode.ts';
 import { createLog } from '../../log.ts';
-import { connectTcp } from '../../transport/tcp.ts';
+import { gameChoice } from '../../launcher/gameProcess.ts';
+import { launchPlayer } from '../../launcher/playerLauncher.ts';
 import { sessionDir } from '../sessionDir.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
 
-/** Tries each endpoint of the code in turn; the first that accepts the TCP connection wins. */
-export async function connectAny(endpoints: readonly Endpoint[], log: (e: { msg: string }) => void): Promise<Connection | undefined> {
-  for (const ep of endpoints) {
-    try {
-      return await connectTcp({ host: ep.host, port: ep.port, clock: realClock, log });
-    } catch (error) {
-      log({ msg: 'connect failed', host: ep.host, port: ep.port, error: String(error) } as { msg: string });
-    }
-  }
-  return undefined;
+/** The bots of each player differ: their seed comes from the player's name. */
+function seedOf(name: string): number {
+  let h = 2166136261;
+  for (const c of name) h = Math.imul(h ^ c.codePointAt(0)!, 16777619) >>> 0;
+  return h;
 }
 
 export async function run(args: readonly string[]): Promise<number> {
@@ -32,13 +24,19 @@ export async function run(args: readonly string[]): Promise<number> {
       name: { type: 'string' },
       password: { type: 'string' },
       'session-dir': { type: 'string' },
+      game: { type: 'string', default: 'sim' },
+      'game-dir': { type: 'string' },
+      save: { type: 'string' },
+      bots: { type: 'string' },
+      'bot-rate': { type: 'string' },
+      throttle: { type: 'string' },
       verbose: { type: 'boolean', default: false },
     },
     allowPositionals: true,
     strict: true,
   });
   if (positionals.length === 0 || !values.name) {
-    process.stderr.write('usage: feverlink3 join CODE --name NAME [--password PW]\n');
+    process.stderr.write('usage: feverlink3 join CODE --name NAME [--password PW] [--game sim|none]\n');
     return 2;
   }
   const code = decodeJoinCode(positionals.join(''));
@@ -46,16 +44,27 @@ export async function run(args: readonly string[]): Promise<number> {
     process.stderr.write('not a FeverLink3 join code\n');
     return 1;
   }
+  const game = gameChoice(values, seedOf(values.name));
+  if (typeof game === 'string') {
+    process.stderr.write(`feverlink3 join: ${game}\n`);
+    return 2;
+  }
   const dir = sessionDir(values['session-dir'], 'player');
   const { log, flush } = createLog({ file: join(dir, 'launcher.log'), pretty: values.verbose, base: { role: 'player', name: values.name } });
-  const key = await deriveSessionKey(nodeCrypto, code.secret, values.password);
-  const conn = await connectAny(code.endpoints, log);
-  if (!conn) {
+  const running = await launchPlayer({
+    code,
+    name: values.name,
+    ...(values.password === undefined ? {} : { password: values.password }),
+    dir,
+    game,
+    log,
+  });
+  if (!running) {
     say(`could not reach the host at ${code.endpoints.map((e) => `${e.host}:${e.port}`).join(', ') || '(no endpoints)'}`);
     flush();
     return 1;
   }
-  const player = new PlayerSession({ name: values.name, key }, { crypto: nodeCrypto, clock: realClock, wallClock: Date.now, log });
+  const { player } = running;
   const printRtt = rttPrinter(10_000, Date.now);
   const ended = new Promise<{ reason: string; detail?: string }>((resolve) => {
     player.on((n) => {
@@ -66,7 +75,6 @@ export async function run(args: readonly string[]): Promise<number> {
       else if (n.type === 'ended') resolve(n);
     });
   });
-  player.connect(conn);
   const stopReading = readLines((line) => {
     if (line === '/quit') player.leave();
     else if (line === '/players') say(`players: ${formatRoster(player.players())}`);
@@ -76,8 +84,8 @@ export async function run(args: readonly string[]): Promise<number> {
   if (outcome.reason === 'left' && player.joined) player.leave();
   const detail = 'detail' in outcome && outcome.detail ? ` (${outcome.detail})` : '';
   say(player.joined || outcome.reason === 'left' ? `session ended: ${outcome.reason}${detail}` : `rejected: ${outcome.reason}${detail}`);
+  await running.stop();
   stopReading();
   flush();
-  const fine = ['left', 'shutdown'].includes(outcome.reason);
-  return fine ? 0 : 1;
+  return ['left', 'shutdown'].includes(outcome.reason) ? 0 : 1;
 }

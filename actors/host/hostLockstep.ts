@@ -1,0 +1,112 @@
+// The host's lockstep actor: runs the lockstep chart (machines/lockstep.ts) beside the HostSession. It feeds
+// the chart the games' Hello, Clock, Action and SpeedRequest with the host's clock, the roster changes, the
+// round trips and permissions, ticks it, and sends what the chart emits through the session's one ordered
+// path per receiver (spec lockstep.md; wire-protocol.txt Session 11, PeerClock 12, Action 50).
+import { createActor, type Actor } from 'xstate';
+import { lockstepMachine, sessionOf } from '../../machines/lockstep.ts';
+import type { Speed } from '../../protocol/messages/index.ts';
+import type { Clock, LogFn } from '../ports.ts';
+import type { HostSession } from './hostSession.ts';
+
+export interface HostLockstepOptions {
+  /** How often the chart is ticked (stall checks, pause-order flushes), ms. */
+  tickMs?: number;
+  /** The speed the session starts at. */
+  startSpeed?: Speed;
+  clockIntervalMs?: number;
+}
+
+export interface HostLockstep {
+  readonly actor: Actor<typeof lockstepMachine>;
+  start(): void;
+  pause(): void;
+  speed(speed: number): void;
+  /** Why the host does not start yet, if it waits. */
+  waiting(): string | undefined;
+  stop(): void;
+}
+
+export function attachLockstep(
+  host: HostSession,
+  ports: { clock: Clock; wallClock(): number; log: LogFn },
+  options: HostLockstepOptions = {},
+): HostLockstep {
+  const { clock, log } = ports;
+  const actor = createActor(lockstepMachine, {
+    clock,
+    systemId: 'lockstep',
+    input: {
+      now: clock.now(),
+      hostName: host.options.hostName,
+      permissions: host.currentPermissions(),
+      ...(options.startSpeed === undefined ? {} : { startSpeed: options.startSpeed }),
+      ...(options.clockIntervalMs === undefined ? {} : { clockIntervalMs: options.clockIntervalMs }),
+    },
+  });
+  let waitingReason: string | undefined;
+  actor.on('send.Session', (e) => host.broadcast('Session', e.payload));
+  actor.on('send.PeerClock', (e) => host.broadcast('PeerClock', e.payload, e.except));
+  actor.on('send.Action', (e) => (e.to === 'all' ? host.broadcast('Action', e.payload) : host.broadcast('Action', e.payload, e.except)));
+  actor.on('send.BuildVeto', (e) => host.broadcast('BuildVeto', e.payload));
+  actor.on('out.waiting', (e) => {
+    if (e.reason !== waitingReason) log({ msg: 'session start waits', reason: e.reason });
+    waitingReason = e.reason;
+  });
+  actor.on('out.log', ({ type: _type, ...entry }) => log(entry));
+
+  const off = host.on((n) => {
+    const now = clock.now();
+    switch (n.type) {
+      case 'game': {
+        const { message, from } = n;
+        if (message.kind === 'Hello') {
+          host.setReady(from, true);
+          actor.send({ type: 'recv.Hello', from, payload: message.payload, now });
+        } else if (message.kind === 'Clock') actor.send({ type: 'recv.Clock', from, payload: message.payload, now, wall: ports.wallClock() });
+        else if (message.kind === 'Action') actor.send({ type: 'recv.Action', from, payload: message.payload, now, wall: ports.wallClock() });
+        else if (message.kind === 'SpeedRequest') actor.send({ type: 'recv.SpeedRequest', from, payload: message.payload, now });
+        return;
+      }
+      case 'joined':
+        actor.send({ type: 'game.joined', id: n.id, now });
+        return;
+      case 'left':
+        actor.send({ type: 'game.left', id: n.id, now });
+        return;
+      case 'rtt': {
+        const values = Object.entries(n.rtt).filter(([id]) => id !== '0').map(([, ms]) => ms);
+        actor.send({ type: 'rtt.updated', maxRtt: values.length ? Math.max(...values) : 0, rtt: n.rtt, off: n.off, now });
+        return;
+      }
+      case 'permissions':
+        actor.send({ type: 'permissions.changed', permissions: n.permissions, now });
+        return;
+    }
+  });
+  host.sessionPayload = () => sessionOf(actor.getSnapshot().context);
+
+  const tickMs = options.tickMs ?? 100;
+  let timer: unknown;
+  let stopped = false;
+  const tick = () => {
+    if (stopped) return;
+    actor.send({ type: 'tick', now: clock.now() });
+    timer = clock.setTimeout(tick, tickMs);
+  };
+  actor.start();
+  timer = clock.setTimeout(tick, tickMs);
+
+  return {
+    actor,
+    start: () => actor.send({ type: 'cmd.start', now: clock.now() }),
+    pause: () => actor.send({ type: 'cmd.pause', now: clock.now() }),
+    speed: (speed) => actor.send({ type: 'cmd.speed', speed, now: clock.now() }),
+    waiting: () => (actor.getSnapshot().value === 'NotStarted' ? waitingReason : undefined),
+    stop: () => {
+      stopped = true;
+      clock.clearTimeout(timer);
+      off();
+      actor.stop();
+    },
+  };
+}
