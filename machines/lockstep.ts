@@ -137,6 +137,11 @@ export const lockstepMachine = setup({
         'now' in event && typeof event.now === 'number' ? Math.max(context.now, event.now) : context.now,
     }),
     emitSession: emit(({ context }) => steps.sessionOut(context)),
+    // At the start every game must already pace itself to every other (the mod paces only to peers it has a
+    // PeerClock from): the latest clock of each game goes out again before the Session that starts them.
+    replayClocks: enqueueActions(({ context, enqueue }) => {
+      for (const event of steps.latestPeerClocks(context)) enqueue.emit(event);
+    }),
     log: emit((_, p: { msg: string; [k: string]: unknown }) => ({ type: 'out.log' as const, ...p })),
     logOnce: enqueueActions(({ context, enqueue }, p: { key: string; msg: string; from: number }) => {
       const { key, ...entry } = p;
@@ -305,7 +310,7 @@ export const lockstepMachine = setup({
         {
           guard: and(['startRequested', 'gamesAgree', 'startsPaused']),
           target: 'Paused',
-          actions: ['startPaused', 'emitSession', { type: 'log', params: { msg: 'session started paused' } }],
+          actions: ['startPaused', 'replayClocks', 'emitSession', { type: 'log', params: { msg: 'session started paused' } }],
         },
         {
           guard: and(['startRequested', 'gamesAgree']),
@@ -314,6 +319,7 @@ export const lockstepMachine = setup({
             'startRunning',
             'recomputeLead',
             'flushIfRunning',
+            'replayClocks',
             'emitSession',
             { type: 'log', params: { msg: 'session started' } },
           ],

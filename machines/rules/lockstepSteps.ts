@@ -19,7 +19,7 @@ import type { Games } from './hostGames.ts';
 import { leadFor, nextLead } from './lead.ts';
 import { pauseAtFor, startCheck } from './lockstep.ts';
 import type { StartCheck } from './lockstep.ts';
-import type { ActionPayload, ClockPayload, HelloPayload, Hop, Speed } from './lockstepTypes.ts';
+import type { ActionPayload, ClockPayload, HelloPayload, Hop, PeerClockPayload, Speed } from './lockstepTypes.ts';
 import { createPauseOrder, flushPauseOrder, flushReady, flushStamp, holdPauseAction } from './pauseOrder.ts';
 import { hostVeto, peerClockOf, relayedAction, sessionPayloadOf } from './relay.ts';
 import { updateStalls } from './stall.ts';
@@ -293,4 +293,14 @@ export function checkStalls(context: Ctx): Step {
     out.push({ type: 'send.PeerClock', to: 'allBut', except: from, payload: peerClockOf(games[from]!, undefined)! });
   }
   return step({ games }, out);
+}
+
+/** Every game's latest clock as the PeerClock for all but that game (sent again at the start). */
+export function latestPeerClocks(context: Ctx): { type: 'send.PeerClock'; to: 'allBut'; except: number; payload: PeerClockPayload }[] {
+  const out: { type: 'send.PeerClock'; to: 'allBut'; except: number; payload: PeerClockPayload }[] = [];
+  for (const game of gameList(context.games)) {
+    const payload = peerClockOf(game, undefined);
+    if (payload) out.push({ type: 'send.PeerClock', to: 'allBut', except: game.id, payload });
+  }
+  return out;
 }
