@@ -1,0 +1,64 @@
+// The demo's child processes: launchers started from this same binary, their stdout read line by line,
+// their stdin written to (the host's terminal commands), and all of them ended together.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
+
+const BIN = resolve(import.meta.dirname, '../../bin/feverlink3.js');
+
+export class Launcher {
+  readonly name: string;
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly lines: string[] = [];
+  readonly exited: Promise<number | null>;
+  private readonly waiters: { test: (line: string) => boolean; done: (line: string) => void }[] = [];
+
+  constructor(name: string, args: string[]) {
+    this.name = name;
+    this.child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)));
+    createInterface({ input: this.child.stdout }).on('line', (line) => this.onLine(line));
+    // stderr carries the simulated game's notices; kept for a failure report, never printed over the status
+    createInterface({ input: this.child.stderr }).on('line', (line) => this.lines.push(`! ${line}`));
+  }
+
+  private onLine(line: string): void {
+    this.lines.push(line);
+    for (const w of [...this.waiters]) {
+      if (w.test(line)) {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        w.done(line);
+      }
+    }
+  }
+
+  /** The first stdout line (past or future) matching `test`. */
+  waitForLine(test: (line: string) => boolean): Promise<string> {
+    const seen = this.lines.find(test);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((done) => this.waiters.push({ test, done }));
+  }
+
+  type(line: string): void {
+    if (this.child.stdin.writable) this.child.stdin.write(`${line}\n`);
+  }
+
+  async stop(graceMs = 8000): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+/** Resolves `probe()` once it is defined, polling every `everyMs`; rejects after `ms` with `what`. */
+export async function until<T>(probe: () => T | undefined, ms: number, what: string, everyMs = 100): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`the demo timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -1,0 +1,114 @@
+// `feverlink3 demo`: a host and N−1 players as separate launcher processes on 127.0.0.1, each with a
+// simulated game and bots, all from one save; a live status while they play; at the end every game pauses
+// at one pauseAt and the worlds are compared (issue 4 item 6).
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeSimSave } from '../launcher/gameProcess.ts';
+import { Launcher, until } from './processes.ts';
+import { formatTable, gameStatus, hostStatus, type GameRow } from './status.ts';
+
+export interface DemoOptions {
+  players: number;
+  seconds: number;
+  /** Commands per minute of each game's bot. */
+  botRate: number;
+  /** Speeds in turn over the run (the host's /speed), e.g. [1, 4, 2]. */
+  speeds: number[];
+  /** One player's game gets only this share of the wall time (index 1.., factor). */
+  throttle?: { player: number; factor: number };
+  worldSeed: number;
+  /** Print the live status (false with --json). */
+  live: boolean;
+  keep: boolean;
+  root?: string;
+}
+
+export interface DemoResult {
+  players: number;
+  actions: number;
+  late: number;
+  resyncs: number;
+  differences: { round: number; part: string }[];
+  worldsEqual: boolean;
+  worldHash: string;
+  pauseAt?: number;
+  games?: { name: string; t: number; worldHash: string; applied: number; refused: number; late: number; actions: number }[];
+}
+
+export async function runDemo(o: DemoOptions, print: (line: string) => void): Promise<DemoResult> {
+  const root = o.root ?? join(tmpdir(), `feverlink3-demo-${Date.now()}-${process.pid}`);
+  mkdirSync(root, { recursive: true });
+  const save = join(root, 'world.sav');
+  makeSimSave(save, o.worldSeed);
+  const dirs = Array.from({ length: o.players }, (_, i) => join(root, i === 0 ? 'host' : `player${i}`));
+  const names = dirs.map((_, i) => (i === 0 ? 'host' : `player${i}`));
+  const simArgs = (i: number) => [
+    '--save', save, '--bot-rate', String(o.botRate),
+    ...(o.throttle && o.throttle.player === i ? ['--throttle', String(o.throttle.factor)] : []),
+  ];
+  const launchers: Launcher[] = [];
+  try {
+    const host = new Launcher('host', ['host', '--listen', '127.0.0.1:0', '--name', 'host', '--session-dir', dirs[0]!, ...simArgs(0)]);
+    launchers.push(host);
+    const codeLine = await Promise.race([
+      host.waitForLine((l) => l.startsWith('join code: ')),
+      host.exited.then((code) => Promise.reject(new Error(`the host exited (${code}) before it gave a join code`))),
+    ]);
+    const code = codeLine.slice('join code: '.length).trim();
+    for (let i = 1; i < o.players; i++) {
+      launchers.push(new Launcher(names[i]!, ['join', code, '--name', names[i]!, '--session-dir', dirs[i]!, ...simArgs(i)]));
+    }
+    if (o.live) print(`demo: ${o.players} games in ${root}`);
+    // Every game joined and said Hello: start.
+    await until(() => {
+      const h = hostStatus(dirs[0]!);
+      return h && h.players.length === o.players && h.players.every((p) => p.ready) ? true : undefined;
+    }, 60_000, 'every game to join and say hello');
+    host.type('/start');
+    await until(() => (hostStatus(dirs[0]!)?.session.started ? true : undefined), 30_000, 'the session to start');
+
+    const rows = (): GameRow[] => {
+      const h = hostStatus(dirs[0]!);
+      return dirs.map((dir, i) => ({ name: names[i]!, id: i, status: gameStatus(dir), rtt: h?.players.find((p) => p.name === names[i])?.rtt }));
+    };
+    const started = Date.now();
+    const speeds = o.speeds.length ? o.speeds : [1];
+    let speedIndex = -1;
+    while (Date.now() - started < o.seconds * 1000) {
+      const phase = Math.min(speeds.length - 1, Math.floor(((Date.now() - started) / (o.seconds * 1000)) * speeds.length));
+      if (phase !== speedIndex) {
+        speedIndex = phase;
+        if (phase > 0 || speeds[0] !== 1) host.type(`/speed ${speeds[phase]}`);
+      }
+      if (o.live) print(formatTable(rows(), hostStatus(dirs[0]!)?.session));
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+
+    // The end: one pause for all, then every game must stand at pauseAt.
+    host.type('/pause');
+    const pauseAt = await until(() => hostStatus(dirs[0]!)?.session.pauseAt, 20_000, 'the pause to be set');
+    const final = await until(() => {
+      const all = dirs.map(gameStatus);
+      return all.every((s) => s && s.speed === 0 && s.t === pauseAt) ? all : undefined;
+    }, 60_000, `every game to stand at pauseAt ${pauseAt}`);
+    if (o.live) print(formatTable(rows(), hostStatus(dirs[0]!)?.session));
+
+    const hashes = final.map((s) => s!.worldHash);
+    return {
+      players: o.players,
+      actions: final.reduce((n, s) => n + s!.actions, 0),
+      late: final.reduce((n, s) => n + s!.late, 0),
+      resyncs: 0,
+      differences: [],
+      worldsEqual: hashes.every((h) => h === hashes[0]),
+      worldHash: hashes[0]!,
+      pauseAt,
+      games: final.map((s, i) => ({ name: names[i]!, t: s!.t, worldHash: s!.worldHash, applied: s!.applied, refused: s!.refused, late: s!.late, actions: s!.actions })),
+    };
+  } finally {
+    await Promise.all(launchers.slice(1).map((l) => l.stop()));
+    await launchers[0]?.stop();
+    if (!o.keep && !o.root) rmSync(root, { recursive: true, force: true });
+  }
+}
