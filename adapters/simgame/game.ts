@@ -1,0 +1,230 @@
+// The simulated game's loop: frames on wall time; at speed s a frame adds s × wall-ms of game time
+// and executes whole 200 game-ms steps, calling feverlink3.beforeStep(t) before each, never at or
+// past the limit. Bots issue commands through feverlink3.command. Implements the `engine` table.
+// Spec: docs/ENGINE.md §2–3, lockstep.md "Units", filelink-contract (status.json).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Bot } from './bots.ts';
+import type { EngineBackend, ModHooks } from './luaHost.ts';
+import { writeFileAtomic, writeStatus, type GameStatus } from './status.ts';
+import { applyCommand } from './world/apply.ts';
+import { checksumParts, worldHash } from './world/checksum.ts';
+import { CATEGORY, type ApplyResult, type Command } from './world/commands.ts';
+import { deserializeWorld, serializeWorld } from './world/save.ts';
+import { step } from './world/step.ts';
+import { SPEEDS, STEP, type Speed, type World } from './world/types.ts';
+
+/** A frame longer than this (a stalled process) counts as this long: the game never races to catch up. */
+export const MAX_FRAME_MS = 250;
+/** status.json is rewritten about this often (wall ms). */
+export const STATUS_EVERY_MS = 250;
+/** A name engine.save / engine.load accepts: a plain file name in the saves folder. */
+const SAVE_NAME = /^[A-Za-z0-9_][A-Za-z0-9 _.-]{0,99}$/;
+
+export interface SimGameOptions {
+  readonly world: World;
+  /** Wall clock in milliseconds (monotonic); tests pass a manual one. */
+  readonly now: () => number;
+  readonly bots?: readonly Bot[];
+  /** The share of wall time this game gets (0.5: a game half as fast as asked). Default 1. */
+  readonly throttle?: number;
+  /** The speed the game runs at until engine.setSpeed says otherwise. Default 1. */
+  readonly speed?: Speed;
+  /** status.json path, or null for none. */
+  readonly statusPath?: string | null;
+  /** Folder of engine.save / engine.load. */
+  readonly savesDir?: string;
+  readonly log?: (level: 'info' | 'warn' | 'error', text: string) => void;
+}
+
+/** The game: the world, its clock and limit, the bots, and the mod's hooks. */
+export class SimGame implements EngineBackend {
+  world: World;
+  private mod: ModHooks | null = null;
+  private readonly bots: readonly Bot[];
+  private readonly now: () => number;
+  private readonly throttle: number;
+  private readonly statusPath: string | null;
+  private readonly savesDir: string;
+  private readonly log: NonNullable<SimGameOptions['log']>;
+  private wanted: Speed;
+  private limit: number | null = null;
+  private acc = 0;
+  private lastFrame: number | null = null;
+  private lastStatus = -Infinity;
+  private seq = 0;
+  /** Counters for status.json. */
+  applied = 0;
+  refused = 0;
+  actions = 0;
+  steps = 0;
+  /** The last notices of engine.notify, newest last. */
+  readonly notices: { level: string; text: string }[] = [];
+
+  constructor(options: SimGameOptions) {
+    this.world = options.world;
+    this.now = options.now;
+    this.bots = options.bots ?? [];
+    this.throttle = options.throttle ?? 1;
+    this.wanted = options.speed ?? 1;
+    this.statusPath = options.statusPath ?? null;
+    this.savesDir = options.savesDir ?? '.';
+    this.log = options.log ?? ((level, text) => console.error(`[simgame ${level}] ${text}`));
+  }
+
+  /** Connects the mod (after it was loaded with this game as its engine). */
+  attach(mod: ModHooks | null): void {
+    this.mod = mod;
+  }
+
+  // ---- the engine table (ENGINE.md §2) ----
+
+  time(): number {
+    return this.world.time;
+  }
+
+  /** May the next step run? Only while the world stands before the limit. */
+  canStep(): boolean {
+    return this.limit === null || this.world.time < this.limit;
+  }
+
+  speed(): number {
+    return this.canStep() ? this.wanted : 0;
+  }
+
+  setSpeed(speed: number): void {
+    if ((SPEEDS as readonly number[]).includes(speed)) this.wanted = speed as Speed;
+    else this.log('warn', `engine.setSpeed(${speed}) ignored: speeds are ${SPEEDS.join(', ')}`);
+  }
+
+  setLimit(limit: number | null): void {
+    if (limit === null || Number.isFinite(limit)) this.limit = limit;
+    else this.log('warn', `engine.setLimit(${limit}) ignored`);
+  }
+
+  apply(cmd: unknown): ApplyResult {
+    const r = applyCommand(this.world, cmd);
+    if (r.ok) this.applied += 1;
+    else this.refused += 1;
+    return r;
+  }
+
+  checksum(): Record<string, string> {
+    return checksumParts(this.world);
+  }
+
+  save(name: string): { ok: boolean; detail: string } {
+    if (!SAVE_NAME.test(name)) return { ok: false, detail: `bad save name ${JSON.stringify(name)}` };
+    const path = join(this.savesDir, name);
+    try {
+      writeFileAtomic(path, serializeWorld(this.world));
+      return { ok: true, detail: path };
+    } catch (e) {
+      return { ok: false, detail: (e as Error).message };
+    }
+  }
+
+  load(name: string): { ok: boolean; detail: string } {
+    if (!SAVE_NAME.test(name)) return { ok: false, detail: `bad save name ${JSON.stringify(name)}` };
+    const path = join(this.savesDir, name);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      return { ok: false, detail: (e as Error).message };
+    }
+    const r = deserializeWorld(text);
+    if (!r.ok) return { ok: false, detail: `${path}: ${r.reason}` };
+    this.world = r.world;
+    this.acc = 0;
+    return { ok: true, detail: path };
+  }
+
+  notify(level: string, text: string): void {
+    this.notices.push({ level, text });
+    if (this.notices.length > 50) this.notices.shift();
+    this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', `notice: ${text}`);
+  }
+
+  // ---- commands of the local player (the bots) ----
+
+  /** A new key `<sender>:<seq>`; the sequence continues above every key of this sender the world holds. */
+  newKey(): string {
+    const id = this.mod?.status()?.id;
+    const named = typeof id === 'number' || (typeof id === 'string' && /^[A-Za-z0-9_.-]{1,40}$/.test(id));
+    const sender = named ? String(id) : 'solo';
+    for (const entity of [...this.world.lines.values(), ...this.world.vehicles.values()]) {
+      const [s, n] = entity.key.split(':');
+      if (s === sender) this.seq = Math.max(this.seq, Number(n));
+    }
+    this.seq += 1;
+    return `${sender}:${this.seq}`;
+  }
+
+  /** A local command: offered to the mod first; applied now only when the mod does not take it. */
+  issue(cmd: Command): void {
+    if (this.mod?.command(cmd, CATEGORY[cmd.type]) === true) {
+      this.actions += 1;
+      return;
+    }
+    this.apply(cmd);
+  }
+
+  // ---- the loop ----
+
+  /** One frame at the current wall time: the mod's frame, the bots, then the steps that are due. */
+  frame(): void {
+    const now = this.now();
+    const wall = this.lastFrame === null ? 0 : Math.min(MAX_FRAME_MS, Math.max(0, now - this.lastFrame));
+    this.lastFrame = now;
+    const dt = wall * this.throttle;
+    for (const bot of this.bots) {
+      for (const cmd of bot.tick(this.world, dt, () => this.newKey())) this.issue(cmd);
+    }
+    this.mod?.frame();
+    this.acc += dt * this.wanted;
+    while (this.acc >= STEP) {
+      if (!this.canStep()) {
+        this.acc = 0;
+        break;
+      }
+      this.mod?.beforeStep(this.world.time);
+      // beforeStep applies commands only; it never moves time, so the step starts where it said.
+      step(this.world);
+      this.steps += 1;
+      this.acc -= STEP;
+    }
+    if (this.statusPath !== null && now - this.lastStatus >= STATUS_EVERY_MS) this.writeStatus(false);
+  }
+
+  status(final: boolean): GameStatus {
+    const mod = this.mod?.status() ?? null;
+    const late = mod?.late;
+    return {
+      t: this.world.time,
+      speed: this.speed(),
+      applied: this.applied,
+      refused: this.refused,
+      late: typeof late === 'number' ? late : 0,
+      worldHash: worldHash(this.world),
+      actions: this.actions,
+      wanted: this.wanted,
+      limit: this.limit,
+      steps: this.steps,
+      modErrors: (this.mod as { errors?: number } | null)?.errors ?? 0,
+      active: mod?.active === true,
+      final,
+    };
+  }
+
+  /** Writes status.json now (atomic replace). */
+  writeStatus(final: boolean): void {
+    if (this.statusPath === null) return;
+    this.lastStatus = this.now();
+    try {
+      writeStatus(this.statusPath, this.status(final));
+    } catch (e) {
+      this.log('warn', `status.json not written: ${(e as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,193 @@
+// The Lua side of the simulated game: one wasmoon state that loads the real mod from mod/, with the
+// `engine` table bound to the game and io/os backed by the real files and clock.
+// Spec: docs/ENGINE.md (the engine interface, authoritative), engine-contract, architecture.txt §2.
+import { readdirSync } from 'node:fs';
+import { LuaFactory, LuaMultiReturn, LuaReturn, type LuaEngine } from 'wasmoon';
+import { createLuaFs } from './luaFs.ts';
+import { LUA_IO_PRELUDE, LUA_PRELOAD } from './luaPrelude.ts';
+import type { ApplyResult } from './world/commands.ts';
+
+/** What the `engine` table does: the game behind it (game.ts implements it). */
+export interface EngineBackend {
+  time(): number;
+  speed(): number;
+  setSpeed(speed: number): void;
+  setLimit(limit: number | null): void;
+  apply(cmd: unknown): ApplyResult;
+  checksum(): Record<string, string>;
+  save(name: string): { ok: boolean; detail: string };
+  load(name: string): { ok: boolean; detail: string };
+  notify(level: string, text: string): void;
+}
+
+/** The mod's callbacks as the game loop calls them (ENGINE.md §3). */
+export interface ModHooks {
+  frame(): void;
+  beforeStep(t: number): void;
+  /** True: the mod took the command (the game must not apply it now). */
+  command(cmd: unknown, category: string): boolean;
+  /** The mod's status table, or null when it has none. */
+  status(): Record<string, unknown> | null;
+}
+
+export interface LuaHostOptions {
+  /** The folder of the mod's files (`<repo>/mod`). */
+  readonly modDir: string;
+  /** The module `require`d first (default `feverlink3`). */
+  readonly entry?: string;
+  /** What os.getenv sees: the session environment given to the game. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly engine: EngineBackend;
+  /** Wall milliseconds (monotonic) for os.clock; default performance.now. */
+  readonly wallMs?: () => number;
+  /** Where the host reports a failing mod callback. */
+  readonly log?: (level: 'info' | 'warn' | 'error', text: string) => void;
+}
+
+let factory: LuaFactory | undefined;
+
+/**
+ * Requires the entry module (its table, or the global `feverlink3` it set) and defines
+ * `__fl3dispatch(name, ...)`, which calls a callback by name on that live table: a mod that replaces
+ * a callback is followed and no table is copied to JS per call. A missing callback answers nil.
+ */
+const LUA_DISPATCH = String.raw`
+local entry = __fl3entry
+__fl3entry = nil
+local m = require(entry)
+if type(m) ~= 'table' then m = feverlink3 end
+if type(m) ~= 'table' then error('mod ' .. entry .. ': require gave no table and no global feverlink3') end
+function __fl3dispatch(name, ...)
+  local f = m[name]
+  if f == nil then return nil end
+  return f(...)
+end
+`;
+
+/**
+ * A loaded mod. Every callback is guarded: an error in the mod is logged and counted, never thrown
+ * into the game loop (a broken mod must not stop the game); `command` then answers false so the
+ * command is applied natively, as in solo play.
+ */
+export class LuaHost implements ModHooks {
+  /** Errors raised by mod callbacks so far. */
+  errors = 0;
+  private readonly lua: LuaEngine;
+  private readonly closeFiles: () => void;
+  private readonly log: NonNullable<LuaHostOptions['log']>;
+
+  private constructor(lua: LuaEngine, closeFiles: () => void, log: LuaHostOptions['log']) {
+    this.lua = lua;
+    this.closeFiles = closeFiles;
+    this.log = log ?? ((level, text) => console.error(`[simgame ${level}] ${text}`));
+  }
+
+  /** Creates the Lua state, installs io/os and `engine`, loads the mod and calls its init(). */
+  static async create(options: LuaHostOptions): Promise<LuaHost> {
+    factory ??= new LuaFactory();
+    const lua = await factory.createEngine({ enableProxy: false, injectObjects: false });
+    const fs = createLuaFs({ env: options.env, wallMs: options.wallMs ?? (() => performance.now()) });
+    try {
+      lua.global.set('__fl3fs', fs.api);
+      lua.doStringSync(LUA_IO_PRELUDE);
+      const names = readdirSync(options.modDir).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4)).sort();
+      lua.global.set('__fl3preload', { dir: options.modDir, names });
+      lua.doStringSync(LUA_PRELOAD);
+      lua.global.set('engine', engineTable(options.engine));
+      lua.global.set('__fl3entry', options.entry ?? 'feverlink3');
+      lua.doStringSync(LUA_DISPATCH);
+      const host = new LuaHost(lua, fs.closeAll, options.log);
+      host.call('init');
+      return host;
+    } catch (e) {
+      fs.closeAll();
+      lua.global.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Calls `__fl3dispatch(name, ...)` with a protected call on the main Lua thread. wasmoon's own
+   * wrapper of a Lua function makes a new Lua thread per call, which costs twice as much, every frame.
+   */
+  private dispatch(name: string, args: readonly unknown[]): unknown {
+    const g = this.lua.global;
+    const top = g.getTop();
+    try {
+      g.lua.lua_getglobal(g.address, '__fl3dispatch');
+      g.pushValue(name);
+      for (const arg of args) g.pushValue(arg);
+      const status = g.lua.lua_pcallk(g.address, args.length + 1, 1, 0, 0, null);
+      const value: unknown = g.getValue(-1);
+      if (status !== LuaReturn.Ok) throw new Error(value instanceof Error ? value.message : String(value));
+      return value;
+    } finally {
+      g.setTop(top);
+    }
+  }
+
+  private call(name: string, ...args: unknown[]): { ok: true; value: unknown } | { ok: false } {
+    try {
+      return { ok: true, value: this.dispatch(name, args) };
+    } catch (e) {
+      this.errors += 1;
+      if (this.errors <= 10 || this.errors % 1000 === 0) {
+        this.log('error', `feverlink3.${name} failed (${this.errors} so far): ${(e as Error).message}`);
+      }
+      return { ok: false };
+    }
+  }
+
+  frame(): void {
+    this.call('frame');
+  }
+
+  beforeStep(t: number): void {
+    this.call('beforeStep', t);
+  }
+
+  command(cmd: unknown, category: string): boolean {
+    const r = this.call('command', cmd, category);
+    return r.ok && r.value === true;
+  }
+
+  status(): Record<string, unknown> | null {
+    const r = this.call('status');
+    return r.ok && typeof r.value === 'object' && r.value !== null ? (r.value as Record<string, unknown>) : null;
+  }
+
+  /** Runs Lua code in the mod's state (tests, diagnostics). */
+  run(code: string): unknown {
+    return this.lua.doStringSync(code);
+  }
+
+  /** Closes every file the mod left open and the Lua state. */
+  close(): void {
+    this.closeFiles();
+    this.lua.global.close();
+  }
+}
+
+/** The global `engine` table (ENGINE.md §2); apply/save/load return several values. */
+function engineTable(engine: EngineBackend): Record<string, unknown> {
+  return {
+    time: () => engine.time(),
+    speed: () => engine.speed(),
+    setSpeed: (s: unknown) => engine.setSpeed(Number(s)),
+    setLimit: (t: unknown) => engine.setLimit(t === undefined || t === null ? null : Number(t)),
+    apply: (cmd: unknown) => {
+      const r = engine.apply(cmd);
+      return LuaMultiReturn.from(r.ok ? [true] : [false, r.class, r.detail]);
+    },
+    checksum: () => engine.checksum(),
+    save: (name: unknown) => {
+      const r = engine.save(String(name));
+      return LuaMultiReturn.from([r.ok, r.detail]);
+    },
+    load: (name: unknown) => {
+      const r = engine.load(String(name));
+      return LuaMultiReturn.from([r.ok, r.detail]);
+    },
+    notify: (level: unknown, text: unknown) => engine.notify(String(level), String(text)),
+  };
+}
