@@ -161,6 +161,15 @@ export class SimGame implements EngineBackend {
     return `${sender}:${this.seq}`;
   }
 
+  /**
+   * Players wait in the lobby: in a session that has not started, the bots do nothing (an action sent
+   * before the others joined would reach nobody). Solo (the mod inactive or absent) they always act.
+   */
+  private botsMayAct(): boolean {
+    const mod = this.mod?.status() ?? null;
+    return mod?.active !== true || mod.started === true;
+  }
+
   /** A local command: offered to the mod first; applied now only when the mod does not take it. */
   issue(cmd: Command): void {
     if (this.mod?.command(cmd, CATEGORY[cmd.type]) === true) {
@@ -178,8 +187,10 @@ export class SimGame implements EngineBackend {
     const wall = this.lastFrame === null ? 0 : Math.min(MAX_FRAME_MS, Math.max(0, now - this.lastFrame));
     this.lastFrame = now;
     const dt = wall * this.throttle;
-    for (const bot of this.bots) {
-      for (const cmd of bot.tick(this.world, dt, () => this.newKey())) this.issue(cmd);
+    if (this.bots.length > 0 && this.botsMayAct()) {
+      for (const bot of this.bots) {
+        for (const cmd of bot.tick(this.world, dt, () => this.newKey())) this.issue(cmd);
+      }
     }
     this.mod?.frame();
     this.acc += dt * this.wanted;
@@ -199,13 +210,13 @@ export class SimGame implements EngineBackend {
 
   status(final: boolean): GameStatus {
     const mod = this.mod?.status() ?? null;
-    const late = mod?.late;
+    const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
     return {
       t: this.world.time,
       speed: this.speed(),
       applied: this.applied,
       refused: this.refused,
-      late: typeof late === 'number' ? late : 0,
+      late: count(mod?.late),
       worldHash: worldHash(this.world),
       actions: this.actions,
       wanted: this.wanted,
@@ -213,6 +224,8 @@ export class SimGame implements EngineBackend {
       steps: this.steps,
       modErrors: (this.mod as { errors?: number } | null)?.errors ?? 0,
       active: mod?.active === true,
+      pause: count(mod?.pause),
+      queued: count(mod?.queued),
       final,
     };
   }

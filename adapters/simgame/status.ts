@@ -28,6 +28,9 @@ export interface GameStatus {
   modErrors: number;
   /** Whether the mod says its session is active. */
   active: boolean;
+  /** The mod's own counters when it has them (status().pause: pause-order items read; queued: items held). */
+  pause: number;
+  queued: number;
   /** True in the last status a game writes before it exits. */
   final: boolean;
 }

@@ -56,10 +56,11 @@ describe('Lua host with the real mod', () => {
     writeFileSync(join(tmp.dir, 'identity.txt'), 'name=Host\nid=0\nrole=host\nstart=1:0\n');
     writeFileSync(join(tmp.dir, 'to_game.log'), '');
     const { game, host, logs } = await start([new Bot({ seed: 2, ratePerMin: 3_000 })]);
-    run(game, 10);
-    // Not started: the mod holds the world where it stands.
+    run(game, 50);
+    // Not started: the mod holds the world where it stands, and the bots wait.
     expect(game.time()).toBe(0);
     expect(game.speed()).toBe(0);
+    expect(game.actions + game.applied + game.refused).toBe(0);
     writeFileSync(join(tmp.dir, 'to_game.log'), 'Session\t{"started":true,"speed":1,"lead":2}\n');
     run(game, 200);
     expect(game.time()).toBeGreaterThan(3_000);
@@ -76,6 +77,9 @@ describe('Lua host with the real mod', () => {
     for (const a of actions) expect(a.stamp % 200).toBe(0);
     expect(host.errors).toBe(0);
     expect(logs.filter((l) => l.startsWith('error'))).toEqual([]);
+    game.writeStatus(true);
+    const written = JSON.parse(readFileSync(join(tmp.dir, 'status.json'), 'utf8')) as Record<string, unknown>;
+    expect(written).toMatchObject({ active: true, final: true, actions: game.actions, queued: status.queued, pause: 0 });
     host.close();
   });
 

@@ -73,7 +73,7 @@ describe('simgame process', () => {
     expect(readFileSync(join(tmp.dir, 'mod.log'), 'utf8')).toMatch(/inactive: no identity/);
   });
 
-  it('with an identity, the real mod takes the bots\' commands and waits for the session to start', async () => {
+  it('with an identity, the real mod says Hello and the game waits for the session to start', async () => {
     const save = join(tmp.dir, 'world.json');
     expect(spawnSync(process.execPath, [BIN, 'simgame', '--make-save', save, '--seed', '4']).status).toBe(0);
     writeFileSync(join(tmp.dir, 'identity.txt'), 'name=Bea\nid=2\nrole=player\nstart=1:0\n');
@@ -81,11 +81,11 @@ describe('simgame process', () => {
     const r = await runGame(['--session-dir', tmp.dir, '--save', save, '--bots', '1', '--bot-rate', '3000'], 800);
     expect(r.code, r.stderr).toBe(0);
     const s = status();
-    expect(s).toMatchObject({ final: true, active: true, t: 0, speed: 0, applied: 0 });
-    expect(s.actions as number).toBeGreaterThan(0);
+    // Not started: the world stands at 0 and the bots wait, as players do in the lobby.
+    expect(s).toMatchObject({ final: true, active: true, t: 0, speed: 0, applied: 0, refused: 0, actions: 0 });
     const lines = readFileSync(join(tmp.dir, 'from_game.log'), 'utf8').trim().split('\n');
-    expect(lines[0]).toMatch(/^Hello\t/);
-    expect(lines.filter((l) => l.startsWith('Action\t'))).toHaveLength(s.actions as number);
+    expect(lines[0]).toMatch(/^Hello\t\{"time":0\}$/);
+    expect(lines.slice(1).every((l) => l.startsWith('Clock\t'))).toBe(true);
   });
 
   it('refuses bad arguments with status 2 and a missing save with 1', () => {
