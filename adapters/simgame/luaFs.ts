@@ -80,6 +80,16 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
     return buf.subarray(0, got);
   };
 
+  /** A read that fails in the system (a folder, a vanished file) answers nil, as C's fread does, never a Lua error. */
+  const guarded = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R | undefined => {
+    try {
+      return fn(...args);
+    } catch (e) {
+      if ((e as Error).message === 'attempt to use a closed file') throw e;
+      return undefined;
+    }
+  };
+
   const api = {
     open(path: unknown, mode: unknown): number | LuaMultiReturn {
       if (typeof path !== 'string') return fail('bad argument #1 to \'open\' (string expected)');
@@ -100,21 +110,21 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
       }
     },
     /** Up to n bytes as hex; undefined (nil) at the end of the file. read(0) gives '' unless at the end. */
-    read(id: number, n: number): string | undefined {
+    read: guarded((id: number, n: number): string | undefined => {
       const h = get(id);
       if (!h.readable) return undefined;
       if (n <= 0) return h.pos < fstatSync(h.fd).size ? '' : undefined;
       const bytes = readBytes(h, Math.min(Math.floor(n), 1 << 30));
       return bytes.length === 0 ? undefined : bytes.toString('hex');
-    },
-    readAll(id: number): string {
+    }),
+    readAll: guarded((id: number): string => {
       const h = get(id);
       if (!h.readable) return '';
       flush(h);
       const size = fstatSync(h.fd).size;
       return size > h.pos ? readBytes(h, size - h.pos).toString('hex') : '';
-    },
-    readLine(id: number, keepNewline: boolean): string | undefined {
+    }),
+    readLine: guarded((id: number, keepNewline: boolean): string | undefined => {
       const h = get(id);
       if (!h.readable) return undefined;
       const parts: Buffer[] = [];
@@ -131,8 +141,8 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
         parts.push(chunk);
       }
       return parts.length === 0 ? undefined : Buffer.concat(parts).toString('hex');
-    },
-    readNumber(id: number): number | undefined {
+    }),
+    readNumber: guarded((id: number): number | undefined => {
       const h = get(id);
       if (!h.readable) return undefined;
       const start = h.pos;
@@ -144,7 +154,7 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
       }
       h.pos = start + m[0].length;
       return Number(m[1]);
-    },
+    }),
     write(id: number, hex: string): boolean | LuaMultiReturn {
       const h = get(id);
       if (!h.writable) return fail('Bad file descriptor', 9);

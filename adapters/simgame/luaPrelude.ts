@@ -35,7 +35,9 @@ local function read1(h, fmt)
     return hex and tobytes(hex)
   end
   local f = tostring(fmt):gsub('^%*', ''):sub(1, 1)
-  if f == 'a' then return tobytes(fs.readAll(h))
+  if f == 'a' then
+    local hex = fs.readAll(h)
+    return hex and tobytes(hex)
   elseif f == 'l' or f == 'L' then
     local hex = fs.readLine(h, f == 'L')
     return hex and tobytes(hex)

@@ -179,7 +179,9 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
         game.frame();
       } catch (e) {
         failures += 1;
-        if (failures <= 10 || failures % 1000 === 0) say(`error: frame failed (${failures}): ${(e as Error).stack ?? String(e)}`);
+        if (failures <= 10 || failures % 1000 === 0) {
+          say(`error: frame failed (${failures}): ${(e as Error).stack ?? String(e)}`);
+        }
       }
       timer = setTimeout(tick, Math.max(1, FRAME_MS - (performance.now() - started)));
     };

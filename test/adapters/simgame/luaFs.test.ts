@@ -88,6 +88,9 @@ describe('Lua io shim', () => {
     expect(host.run(`local f = io.open(dir .. '/x2', 'w'); f:close(); local ok = pcall(f.read, f) return ok`))
       .toBe(false);
     expect(host.run(`return io.type(io.open(dir .. '/x2', 'r')) .. ' ' .. tostring(io.type(42))`)).toBe('file nil');
+    // A folder opens for reading (as with fopen on Linux) but reads give nil, never a Lua error.
+    expect(host.run(`local f = io.open(dir, 'rb') local a, b = f:read('a'), f:read(10) f:close()
+      return tostring(a) .. ' ' .. tostring(b)`)).toBe('nil nil');
   });
 
   it('gives os.getenv the session environment, os.clock wall seconds, and real rename/remove', () => {

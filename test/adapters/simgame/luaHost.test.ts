@@ -79,7 +79,7 @@ describe('Lua host with the real mod', () => {
     expect(logs.filter((l) => l.startsWith('error'))).toEqual([]);
     game.writeStatus(true);
     const written = JSON.parse(readFileSync(join(tmp.dir, 'status.json'), 'utf8')) as Record<string, unknown>;
-    expect(written).toMatchObject({ active: true, final: true, actions: game.actions, queued: status.queued, pause: 0 });
+    expect(written).toMatchObject({ active: true, final: true, actions: game.actions, queued: status.queued });
     host.close();
   });
 
