@@ -5,6 +5,7 @@
 /** The benchmark modules. Add yours: a name and a loader. */
 const benches: { name: string; load: () => Promise<{ run(): Promise<void> }> }[] = [
   { name: 'seal', load: () => import('./seal.bench.ts') },
+  { name: 'latency', load: () => import('./latency.bench.ts') },
 ];
 
 const filters = process.argv.slice(2);
