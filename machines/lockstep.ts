@@ -29,6 +29,8 @@ export interface LockstepInput {
   clockIntervalMs?: number;
   /** The name on the host's own BuildVeto. */
   hostName?: string;
+  /** The host runs a game of its own (player 0); false for a relay-only host, whose start waits for the players. */
+  hostGame?: boolean;
   permissions?: Partial<PermissionsPayload>;
   /** The speed the session starts at (0: it starts paused). Default 1. */
   startSpeed?: Speed;
@@ -88,6 +90,7 @@ export interface LockstepContext {
   off: Readonly<Record<number, number>>;
   clockIntervalMs: number;
   hostName: string;
+  hostGame: boolean;
   /** SpeedRequests dropped per player (not in the speed set). */
   droppedSpeedRequests: Readonly<Record<number, number>>;
   /** Keys of the log lines written once. */

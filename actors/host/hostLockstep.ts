@@ -14,6 +14,8 @@ export interface HostLockstepOptions {
   /** The speed the session starts at. */
   startSpeed?: Speed;
   clockIntervalMs?: number;
+  /** False for a relay-only host: no game of its own to wait for at the start. */
+  hostGame?: boolean;
 }
 
 export interface HostLockstep {
@@ -41,6 +43,7 @@ export function attachLockstep(
       permissions: host.currentPermissions(),
       ...(options.startSpeed === undefined ? {} : { startSpeed: options.startSpeed }),
       ...(options.clockIntervalMs === undefined ? {} : { clockIntervalMs: options.clockIntervalMs }),
+      ...(options.hostGame === undefined ? {} : { hostGame: options.hostGame }),
     },
   });
   let waitingReason: string | undefined;

@@ -88,10 +88,20 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void): Pr
     // The end: one pause for all, then every game must stand at pauseAt.
     host.type('/pause');
     const pauseAt = await until(() => hostStatus(dirs[0]!)?.session.pauseAt, 20_000, 'the pause to be set');
+    await until(() => (dirs.map(gameStatus).every((s) => s && s.speed === 0 && s.t >= pauseAt) ? true : undefined), 60_000,
+      `every game to stand at pauseAt ${pauseAt}`);
+    // The bots go on acting in the pause (the pause order flushes their actions to every game at one stamp), so
+    // the worlds are compared at a moment when every game has read the same pause items and decided as many
+    // commands. Actions stamped past pauseAt stay queued (alike on every game) until the session runs again.
     const final = await until(() => {
       const all = dirs.map(gameStatus);
-      return all.every((s) => s && s.speed === 0 && s.t === pauseAt) ? all : undefined;
-    }, 60_000, `every game to stand at pauseAt ${pauseAt}`);
+      if (!all.every((s) => s && s.speed === 0)) return undefined;
+      const [first] = all;
+      const same = all.every(
+        (s) => s!.t === first!.t && s!.pause === first!.pause && s!.queued === first!.queued && s!.applied + s!.refused === first!.applied + first!.refused,
+      );
+      return same ? all : undefined;
+    }, 60_000, 'every game to hold the same pause items', 50);
     if (o.live) print(formatTable(rows(), hostStatus(dirs[0]!)?.session));
 
     const hashes = final.map((s) => s!.worldHash);

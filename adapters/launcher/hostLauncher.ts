@@ -28,7 +28,7 @@ export interface RunningHost {
   host: HostSession;
   listener: Listener;
   secret: Uint8Array;
-  lockstep: HostLockstep | undefined;
+  lockstep: HostLockstep;
   stop(reason: string): Promise<void>;
 }
 
@@ -52,8 +52,8 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
     },
   );
   const unbridge = link ? bridgeHostGame(host, link, log) : undefined;
-  // A relay-only host (no game of its own) has no lockstep to run: the games pace each other through it.
-  const lockstep = link ? attachLockstep(host, { clock: realClock, wallClock: Date.now, log }) : undefined;
+  // A relay-only host (--game none) runs the lockstep without a game of its own: the start waits for the players.
+  const lockstep = attachLockstep(host, { clock: realClock, wallClock: Date.now, log }, { hostGame: link !== undefined });
   host.attach(listener);
   let game: RunningGame | undefined;
   try {
@@ -65,7 +65,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
   const writeStatus = () =>
     writeFileAtomic(
       join(o.dir, HOST_STATUS_FILE),
-      JSON.stringify({ players: host.players(), session: host.sessionPayload(), waiting: lockstep?.waiting() ?? null }),
+      JSON.stringify({ players: host.players(), session: host.sessionPayload(), waiting: lockstep.waiting() ?? null }),
     );
   const statusTimer = setInterval(writeStatus, 500);
 
@@ -78,7 +78,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
       clearInterval(statusTimer);
       writeStatus();
       host.stop(reason);
-      lockstep?.stop();
+      lockstep.stop();
       await listener.close(reason);
       await game?.stop();
       unbridge?.();

@@ -27,9 +27,10 @@ const list = (ids: readonly number[]): string => ids.join(', ');
  * Until the resync round exists the host starts only when the host's game and every other ready game have
  * reported a clock and stand at the same time. Otherwise `waiting` says why, naming the games by id.
  */
-export function startCheck(readyGames: readonly ReadyGame[]): StartCheck {
+export function startCheck(readyGames: readonly ReadyGame[], hostGame = true): StartCheck {
   const games = [...readyGames].sort((a, b) => a.id - b.id);
-  if (!games.some((game) => game.id === 0)) return { ok: false, waiting: "the host's game has not said hello yet" };
+  if (hostGame && !games.some((game) => game.id === 0)) return { ok: false, waiting: "the host's game has not said hello yet" };
+  if (games.length === 0) return { ok: false, waiting: 'no game has said hello yet' };
   const silent = games.filter((game) => game.clock === undefined).map((game) => game.id);
   if (silent.length > 0) return { ok: false, waiting: `waiting for a clock from game ${list(silent)}` };
   const byTime = new Map<number, number[]>();

@@ -57,6 +57,7 @@ export function createLockstepContext(input: LockstepInput | undefined): Lockste
     off: {},
     clockIntervalMs,
     hostName: input?.hostName ?? 'host',
+    hostGame: input?.hostGame ?? true,
     droppedSpeedRequests: {},
     loggedOnce: [],
   };
@@ -86,7 +87,7 @@ export function logOnce(context: Ctx, key: string, entry: Log): Step {
 
 /** The start check over the ready games. */
 export function startCheckOf(context: Ctx): StartCheck {
-  return startCheck(gameList(context.games).filter((g) => g.ready));
+  return startCheck(gameList(context.games).filter((g) => g.ready), context.hostGame);
 }
 
 /** The speed the lead is computed for: the speed in force, or the one a start or an unpause will run at. */

@@ -19,3 +19,21 @@ describe('lockstep start', () => {
     expect(sent[sessionAt]).toMatchObject({ payload: { started: true } });
   });
 });
+
+describe('relay-only host (no game of its own)', () => {
+  it('starts once the players’ games agree, without waiting for game 0', () => {
+    const host = startHost({ hostGame: false });
+    host.send({ type: 'cmd.start', now: 0 });
+    expect(host.value()).toBe('NotStarted');
+    host.ready(1, 2000).ready(2, 2000);
+    expect(host.value()).toBe('Running');
+  });
+
+  it('a host with a game still waits for it', () => {
+    const host = startHost();
+    host.send({ type: 'cmd.start', now: 0 });
+    host.ready(1, 2000).ready(2, 2000);
+    expect(host.value()).toBe('NotStarted');
+    expect(host.context().waiting).toBe("the host's game has not said hello yet");
+  });
+});

@@ -48,8 +48,9 @@ export async function run(args: readonly string[]): Promise<number> {
   try {
     const result = await runDemo(options, (line) => process.stdout.write(`${line}\n`));
     if (values.json) {
-      const { games: _games, pauseAt: _pauseAt, ...line } = result;
-      process.stdout.write(`${JSON.stringify(line)}\n`);
+      // The contract's fields first; pauseAt and each game's time at the comparison are this scenario's own.
+      const { games, ...line } = result;
+      process.stdout.write(`${JSON.stringify({ ...line, times: games?.map((g) => g.t) })}\n`);
     } else {
       process.stdout.write(
         `\n${result.worldsEqual ? 'worlds equal' : 'WORLDS DIFFER'} at pauseAt ${result.pauseAt}: ${result.players} games, ` +

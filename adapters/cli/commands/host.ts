@@ -99,16 +99,15 @@ function command({ host, lockstep }: RunningHost, line: string): void {
   const [verb, ...rest] = line.slice(1).split(/\s+/);
   switch (verb) {
     case 'start':
-      if (!lockstep) return say('no game: nothing to start');
       lockstep.start();
       return say(lockstep.waiting() ? `start waits: ${lockstep.waiting()}` : 'start');
     case 'pause':
-      lockstep?.pause();
+      lockstep.pause();
       return;
     case 'speed': {
       const speed = Number(rest[0]);
       if (![1, 2, 4].includes(speed)) return say('speed: 1, 2 or 4');
-      lockstep?.speed(speed);
+      lockstep.speed(speed);
       return;
     }
     case 'players':
