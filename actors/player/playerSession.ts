@@ -53,6 +53,7 @@ export class PlayerSession {
   private sealer: Sealer | undefined;
   private roster = new Map<number, RosterRow>();
   private lastRtt: Record<string, number> = {};
+  private lastOffset: number | undefined;
   /** The last Permissions from the host, so the game can refuse locally. */
   permissions: Permissions | undefined;
   you: number | undefined;
@@ -141,6 +142,7 @@ export class PlayerSession {
     switch (message.kind) {
       case 'Ping':
         this.send('Pong', { n: message.payload.n, w: this.ports.wallClock() });
+        if (message.payload.off && this.you !== undefined) this.lastOffset = message.payload.off[String(this.you)];
         if (message.payload.rtt) this.updateRtt(message.payload.rtt);
         return;
       case 'Permissions':
@@ -213,6 +215,12 @@ export class PlayerSession {
   leave(): void {
     if (this.send('Leave', {})) this.conn?.close('left');
     else this.conn?.close('left');
+  }
+
+  /** Our round trip and wall-clock offset to the host as the host last reported them (latency stamps rr, ro). */
+  clockView(): { rtt?: number; off?: number } {
+    const rtt = this.you === undefined ? undefined : this.lastRtt[String(this.you)];
+    return { ...(rtt === undefined ? {} : { rtt }), ...(this.lastOffset === undefined ? {} : { off: this.lastOffset }) };
   }
 
   players(): RosterRow[] {

@@ -15,11 +15,26 @@ export const TO_GAME_KINDS: ReadonlySet<KindName> = new Set<KindName>([
   'Permissions', 'Action', 'Chat', 'BuildVeto', 'BuildCommit',
 ]);
 
+/** What a receiving launcher knows of its own clock for the latency stamps: round trip and offset to the host. */
+export type ClockView = () => { rtt?: number; off?: number };
+
+/**
+ * Latency stamps (spec "Latency stamps", logs only): the receiving launcher adds w (when it writes the line),
+ * ro and rr (its offset and round trip to the host) to a relayed PeerClock or Action.
+ */
+function stampReceived(message: Message, view: ClockView): Message {
+  if (message.kind !== 'PeerClock' && message.kind !== 'Action') return message;
+  const { rtt, off } = view();
+  const hop = { ...message.payload.hop, w: Date.now(), ...(off === undefined ? {} : { ro: off }), ...(rtt === undefined ? {} : { rr: rtt }) };
+  return { kind: message.kind, payload: { ...message.payload, hop } } as Message;
+}
+
 /** Writes one message for the game, if it is a kind the game reads. */
-export function forwardToGame(link: GameLink, message: Message, log: LogFn): void {
+export function forwardToGame(link: GameLink, message: Message, log: LogFn, view: ClockView = () => ({ rtt: 0, off: 0 })): void {
   if (!TO_GAME_KINDS.has(message.kind)) return;
-  const json = payloadToJson(message.kind, message.payload as never);
-  link.send(message.kind, JSON.parse(json)).catch((error: unknown) => log({ msg: 'to_game.log write failed', level: 'error', error: String(error) }));
+  const stamped = stampReceived(message, view);
+  const json = payloadToJson(stamped.kind, stamped.payload as never);
+  link.send(stamped.kind, JSON.parse(json)).catch((error: unknown) => log({ msg: 'to_game.log write failed', level: 'error', error: String(error) }));
 }
 
 /** Turns a from_game.log line into a typed message a game may send; undefined (reported) otherwise. */
@@ -34,7 +49,10 @@ export function messageFromGame(kind: string, payload: unknown, log: LogFn): Mes
     log({ msg: 'game line skipped', level: 'warn', kind, why: checked.reason });
     return undefined;
   }
-  return { kind, payload: checked.value } as Message;
+  const message = { kind, payload: checked.value } as Message;
+  // Latency stamps: l = when this launcher read the game's line (the mod may have set g, when it wrote it).
+  if (message.kind === 'Clock' || message.kind === 'Action') message.payload.hop = { ...message.payload.hop, l: Date.now() };
+  return message;
 }
 
 /** Host: the host's own game is player 0 on the file link. Returns the unsubscribe function. */
@@ -53,7 +71,7 @@ export function bridgeHostGame(host: HostSession, link: GameLink, log: LogFn): (
 /** Player: game lines go to the host sealed with our id; the host's messages for the game go to its file. */
 export function bridgePlayerGame(player: PlayerSession, link: GameLink, log: LogFn): () => void {
   const off = player.on((n) => {
-    if (n.type === 'game') forwardToGame(link, n.message, log);
+    if (n.type === 'game') forwardToGame(link, n.message, log, () => player.clockView());
   });
   const lines = link.fromGame.subscribe((line) => {
     const message = messageFromGame(line.kind, line.payload, log);

@@ -56,7 +56,7 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
   });
   const openLink = async (you: number, hostName: string) => {
     link = await openGameLink(o.dir, { name: o.name, id: you, role: 'player' });
-    for (const message of early.splice(0)) forwardToGame(link, message, log);
+    for (const message of early.splice(0)) forwardToGame(link, message, log, () => player.clockView());
     offEarly();
     unbridge = bridgePlayerGame(player, link, log);
     log({ msg: 'game link open', you, hostName });
