@@ -130,6 +130,7 @@ function H.Action(S, p, t)
   local ok = S.queue:push(item)
   if not ok then return 'duplicate Action ' .. key end
   log.info('MARGIN ' .. key .. ' stamp ' .. n(stamp) .. ' t ' .. n(t) .. ' margin ' .. n(stamp - t) .. ' game-ms')
+  rules.noteMargin(S.margins, stamp - t)
 end
 
 -- BuildCommit 53 {seq, owner, stamp, from}: the parked build owner:seq is applied at stamp.

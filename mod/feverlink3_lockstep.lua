@@ -147,6 +147,23 @@ function M.before(a, b)
   return a.seq < b.seq
 end
 
+--- The margins of the last MARGINS actions that arrived (game-ms left before their stamp), newest last.
+M.MARGINS = 20
+
+function M.noteMargin(margins, margin)
+  margins[#margins + 1] = margin
+  if #margins > M.MARGINS then table.remove(margins, 1) end
+end
+
+--- The smallest of the recent margins, or nil before any action arrived: what the window shows as "margin".
+function M.smallestMargin(margins)
+  local low
+  for _, m in ipairs(margins) do
+    if low == nil or m < low then low = m end
+  end
+  return low
+end
+
 --- Is an item stamped `stamp` late when the world stands at t? (applied at once and reported, LATE)
 function M.isLate(stamp, t)
   return stamp < t

@@ -28,7 +28,7 @@ local function fresh()
     active = false, engine = nil, id = nil, name = nil, role = nil,
     started = false, sessionSpeed = 0, pauseAt = nil, stalledIds = {},
     ahead = rules.DEFAULT_AHEAD, safe = 0, need = nil,
-    seq = 0, late = 0, pauseRead = 0,
+    seq = 0, late = 0, pauseRead = 0, margins = {},
     peers = {}, left = {}, parked = {}, permissions = nil,
     queue = Queue.new(), outbox = Outbox.new(),
     lastClock = nil, lastClockWall = nil,
@@ -261,7 +261,7 @@ function M.status()
   return {
     active = S.active, id = S.id, name = S.name, t = t, safe = S.safe, ahead = S.ahead, barrier = S.barrier,
     limit = S.pace.limit, speed = S.pace.speed, started = S.started, pauseAt = S.pauseAt, stop = S.pace.stop,
-    late = S.late, queued = S.queue:size(), seq = S.seq, pause = S.pauseRead,
+    late = S.late, queued = S.queue:size(), seq = S.seq, pause = S.pauseRead, margin = rules.smallestMargin(S.margins),
   }
 end
 

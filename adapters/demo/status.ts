@@ -18,11 +18,10 @@ function readJson<T>(path: string): T | undefined {
   }
 }
 
-export const gameStatus = (dir: string) => readJson<DemoGameStatus>(join(dir, 'status.json'));
+export const gameStatus = (dir: string) => readJson<GameStatus>(join(dir, 'status.json'));
 export const hostStatus = (dir: string) => readJson<HostStatus>(join(dir, HOST_STATUS_FILE));
 
-export type DemoGameStatus = GameStatus & { margin?: number | null };
-export interface GameRow { name: string; id: number; status: DemoGameStatus | undefined; rtt: number | undefined }
+export interface GameRow { name: string; id: number; status: GameStatus | undefined; rtt: number | undefined }
 
 /** The live status table: one line per game. */
 export function formatTable(rows: readonly GameRow[], session: HostStatus['session'] | undefined): string {
@@ -30,7 +29,7 @@ export function formatTable(rows: readonly GameRow[], session: HostStatus['sessi
   const lines = rows.map(({ name, status: s, rtt }) => {
     if (!s) return `  ${name.padEnd(10)} (no status yet)`;
     const time = (s.t / 1000).toFixed(1).padStart(8);
-    return `  ${name.padEnd(10)} t ${time} s  speed ${s.speed}  applied ${String(s.applied).padStart(5)}  refused ${String(s.refused).padStart(4)}  late ${s.late}  rtt ${rtt === undefined ? '   -' : rtt.toFixed(1).padStart(5)} ms  margin ${s.margin === undefined || s.margin === null ? '-' : `${s.margin} ms`}`;
+    return `  ${name.padEnd(10)} t ${time} s  speed ${s.speed}  applied ${String(s.applied).padStart(5)}  refused ${String(s.refused).padStart(4)}  late ${s.late}  rtt ${rtt === undefined ? '   -' : rtt.toFixed(1).padStart(5)} ms  margin ${s.margin === null || s.margin === undefined ? '-' : `${s.margin} game-ms`}`;
   });
   return [head, ...lines].join('\n');
 }

@@ -226,6 +226,7 @@ export class SimGame implements EngineBackend {
       active: mod?.active === true,
       pause: count(mod?.pause),
       queued: count(mod?.queued),
+      margin: typeof mod?.margin === 'number' ? mod.margin : null,
       final,
     };
   }

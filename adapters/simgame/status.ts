@@ -31,6 +31,8 @@ export interface GameStatus {
   /** The mod's own counters when it has them (status().pause: pause-order items read; queued: items held). */
   pause: number;
   queued: number;
+  /** The smallest margin (game-ms left before the stamp) of the last actions that arrived; null before any. */
+  margin: number | null;
   /** True in the last status a game writes before it exits. */
   final: boolean;
 }

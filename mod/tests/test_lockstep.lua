@@ -103,6 +103,16 @@ T.test('pace: in a pause, a complete flush ahead is run to at speed 1, then the 
     { limit = 2000, speed = 1, stop = false })
 end)
 
+T.test('margins: the smallest of the last 20 arrivals; nil before any', function()
+  local m = {}
+  T.eq(L.smallestMargin(m), nil)
+  L.noteMargin(m, 400)
+  L.noteMargin(m, 1000)
+  T.eq(L.smallestMargin(m), 400)
+  for _ = 1, 20 do L.noteMargin(m, 800) end
+  T.eq(L.smallestMargin(m), 800, 'the old 400 fell out of the window')
+end)
+
 T.test('before: pause-order items by pauseSeq, then BuildCommits, then actions by (from, seq)', function()
   local f1 = { kind = 'flush', stamp = 400, pauseSeq = 1, from = 5, seq = 9 }
   local f2 = { kind = 'flush', stamp = 400, pauseSeq = 2, from = 0, seq = 1 }
