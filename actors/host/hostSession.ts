@@ -3,20 +3,19 @@
 // for the whole session, binds each sender id to its connection, enforces who may send what, relays chat,
 // pings, and holds the slot of a dropped player for the reconnect window (spec "Handshake", "Who may send
 // what", "Players and slots", "Ping and round-trip time"; lockstep.md "Leave and removal").
-import { createActor, type Actor } from 'xstate';
 import type { Crypto } from '../../protocol/crypto.ts';
-import { HOST_SENDER, UNASSIGNED_SENDER, type Frame } from '../../protocol/frame.ts';
+import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import { Kind, isSealedKind, kindName, playerMaySend, type KindName, type Payloads } from '../../protocol/messages/index.ts';
-import { checkJoinProof } from '../../protocol/keys.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
-import { hostHandshakeMachine, JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
+import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
 import { allows, EVERYONE, permissionsMessage, type Permissions } from '../../machines/rules/permissions.ts';
 import * as roster from '../../machines/rules/roster.ts';
-import { clockOffset, oneDecimal, pingSent, pongReceived } from '../../machines/rules/rtt.ts';
+import { oneDecimal } from '../../machines/rules/rtt.ts';
 import type { Clock, Connection, Listener, LogFn } from '../ports.ts';
-import { decodeMessage, openMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
-import { checkMods, type ModEntry } from './mods.ts';
-import { PlayerLink } from './playerLink.ts';
+import { openMessage, sealedFrame, type Message } from '../wire.ts';
+import type { ModEntry } from './mods.ts';
+import { createHandshake, handshakeFrame, type HandshakeActor } from './handshake.ts';
+import { PlayerLink, rttReport } from './playerLink.ts';
 
 export const FEVERLINK3_VERSION = '0.1';
 
@@ -67,7 +66,7 @@ export class HostSession {
   private roster: roster.Roster;
   private permissions: Permissions = EVERYONE;
   private readonly links = new Map<number, PlayerLink>();
-  private readonly handshakes = new Map<number, Actor<typeof hostHandshakeMachine>>();
+  private readonly handshakes = new Map<number, HandshakeActor>();
   private readonly awayTimers = new Map<number, unknown>();
   /** Connection id → the player id bound to it once joined (sender binding). */
   private readonly playerOfConn = new Map<number, number>();
@@ -131,42 +130,26 @@ export class HostSession {
       conn.close('shutdown');
       return;
     }
-    const { crypto } = this.ports;
-    const nonce = crypto.randomBytes(16);
-    const machine = hostHandshakeMachine.provide({ delays: { joinDeadline: this.options.joinDeadlineMs } });
-    const actor = createActor(machine, {
+    const actor = createHandshake(conn, {
+      crypto: this.ports.crypto,
       clock: this.ports.clock,
-      systemId: `handshake-${conn.id}`,
-      input: {
-        connId: conn.id,
-        nonce,
-        version: this.options.version,
-        verifyProof: (name, proof) => checkJoinProof(crypto, this.options.key, nonce, name, proof),
-        checkMods: (mods) => checkMods(this.options.mods, mods),
+      log: this.ports.log,
+      key: this.options.key,
+      version: this.options.version,
+      mods: this.options.mods,
+      joinDeadlineMs: this.options.joinDeadlineMs,
+      admit: (name) => {
+        const decision = roster.admitPlayer(this.roster, name);
+        if (!decision.ok) return decision;
+        this.roster = decision.roster;
+        return { ok: true, you: decision.player.id };
       },
+      welcomed: (you) => this.seat(conn, you),
+      ended: () => this.handshakes.delete(conn.id),
     });
     this.handshakes.set(conn.id, actor);
-    actor.on('send.Challenge', (e) => conn.write(unsealedFrame('Challenge', e.payload)));
-    actor.on('send.Reject', (e) => conn.close(e.payload.reason, unsealedFrame('Reject', e.payload)));
-    actor.on('out.log', ({ type: _type, ...entry }) => this.ports.log(entry));
-    actor.on('out.admit', (e) => {
-      const decision = roster.admitPlayer(this.roster, e.join.name);
-      if (!decision.ok) {
-        actor.send({ type: 'admit.refuse', reason: 'full', detail: decision.detail });
-        return;
-      }
-      this.roster = decision.roster;
-      actor.send({ type: 'admit.accept', you: decision.player.id });
-    });
-    actor.subscribe({
-      complete: () => {
-        this.handshakes.delete(conn.id);
-        const output = actor.getSnapshot().output;
-        if (output?.result === 'welcomed') this.seat(conn, output.you);
-      },
-    });
     // One set of handlers per connection: they route by phase (handshake, then joined).
-    conn.onFrame((frame) => (this.handshakes.has(conn.id) ? this.handshakeFrame(actor, frame) : this.joinedFrame(conn, frame)));
+    conn.onFrame((frame) => (this.handshakes.has(conn.id) ? handshakeFrame(actor, frame) : this.joinedFrame(conn, frame)));
     conn.onViolation((reason) => {
       if (this.handshakes.has(conn.id)) {
         actor.send(reason === 'flood' ? { type: 'conn.flood' } : { type: 'recv.malformed', detail: 'bad frame' });
@@ -183,19 +166,6 @@ export class HostSession {
       if (id !== undefined) this.dropped(id, reason);
     });
     actor.start();
-  }
-
-  private handshakeFrame(actor: Actor<typeof hostHandshakeMachine>, frame: Frame): void {
-    if (frame.header.kind !== Kind.Join || frame.header.sender !== UNASSIGNED_SENDER) {
-      actor.send({ type: 'recv.malformed', detail: `expected Join, got kind ${frame.header.kind}` });
-      return;
-    }
-    const decoded = decodeMessage(frame.header.kind, frame.body);
-    if (!decoded.ok || decoded.message.kind !== 'Join') {
-      actor.send({ type: 'recv.malformed', detail: decoded.ok ? 'not a Join' : decoded.detail });
-      return;
-    }
-    actor.send({ type: 'recv.Join', payload: decoded.message.payload });
   }
 
   /** The handshake succeeded: bind the id to this connection, Welcome, Permissions, tell the others. */
@@ -253,13 +223,9 @@ export class HostSession {
 
   private handle(link: PlayerLink, message: Message): void {
     switch (message.kind) {
-      case 'Pong': {
-        const now = this.ports.clock.now();
-        const result = pongReceived(link.rtt, message.payload.n, now, message.payload.w, link.pingWall.get(message.payload.n));
-        link.rtt = result.state;
-        if (result.accepted) link.pingWall.delete(message.payload.n);
+      case 'Pong':
+        link.pong(message.payload.n, this.ports.clock.now(), message.payload.w);
         return;
-      }
       case 'Leave':
         this.release(link.id, 'left');
         return;
@@ -355,25 +321,17 @@ export class HostSession {
     }, this.options.pingIntervalMs);
   }
 
+  /** Pings every connected player, carrying every measured round trip and offset; drops the silent ones. */
   private pingAll(): void {
     const now = this.ports.clock.now();
-    const rtt: Record<number, number> = { 0: 0 };
-    const off: Record<number, number> = {};
-    for (const link of this.links.values()) {
-      if (link.rtt.smoothed !== undefined) rtt[link.id] = oneDecimal(link.rtt.smoothed);
-      const offset = clockOffset(link.rtt);
-      if (offset !== undefined) off[link.id] = oneDecimal(offset);
-    }
+    const { rtt, off } = rttReport(this.links.values());
     for (const link of [...this.links.values()]) {
       if (now - link.rtt.lastHeard > this.options.silenceMs) {
         link.conn.close('silent');
         continue;
       }
-      const sent = pingSent(link.rtt, now);
-      link.rtt = sent.state;
-      link.pingWall.set(sent.n, this.ports.wallClock());
-      for (const n of link.pingWall.keys()) if (!link.rtt.pending.has(n)) link.pingWall.delete(n);
-      this.sendTo(link.id, 'Ping', { n: sent.n, rtt, ...(Object.keys(off).length ? { off } : {}) });
+      const n = link.nextPing(now, this.ports.wallClock());
+      this.sendTo(link.id, 'Ping', { n, rtt, ...(Object.keys(off).length ? { off } : {}) });
     }
     this.notify({ type: 'rtt', rtt, off });
   }

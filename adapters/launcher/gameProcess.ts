@@ -92,6 +92,19 @@ export function startGame(choice: GameChoice, sessionDir: string, log: LogFn): R
   return watch(spawn(exe, [], { env, cwd: choice.dir, stdio: 'ignore' }), 'tf3', log);
 }
 
+/** The command-line options host and join share: the session folder, the game, the simulated game's knobs. */
+export const LAUNCHER_ARG_OPTIONS = {
+  password: { type: 'string' },
+  'session-dir': { type: 'string' },
+  game: { type: 'string' },
+  'game-dir': { type: 'string' },
+  save: { type: 'string' },
+  bots: { type: 'string' },
+  'bot-rate': { type: 'string' },
+  throttle: { type: 'string' },
+  verbose: { type: 'boolean', default: false },
+} as const;
+
 /** Reads `--game`, `--game-dir` and the sim options shared by host and join. */
 export function gameChoice(values: { game?: string; 'game-dir'?: string; save?: string; bots?: string; 'bot-rate'?: string; throttle?: string }, botSeed: number): GameChoice | string {
   if (values['game-dir']) return { kind: 'dir', dir: resolve(values['game-dir']) };

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { encodeJoinCode, type Endpoint } from '../../../protocol/joinCode.ts';
 import { parsePlayerSet } from '../../../machines/rules/permissions.ts';
 import { createLog } from '../../log.ts';
-import { gameChoice } from '../../launcher/gameProcess.ts';
+import { gameChoice, LAUNCHER_ARG_OPTIONS } from '../../launcher/gameProcess.ts';
 import { launchHost, type RunningHost } from '../../launcher/hostLauncher.ts';
 import { parseHostPort, sessionDir } from '../sessionDir.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
@@ -37,16 +37,8 @@ export async function run(args: readonly string[]): Promise<number> {
     options: {
       listen: { type: 'string', default: '127.0.0.1:0' },
       name: { type: 'string', default: 'host' },
-      password: { type: 'string' },
       'max-players': { type: 'string', default: '8' },
-      'session-dir': { type: 'string' },
-      game: { type: 'string' },
-      'game-dir': { type: 'string' },
-      save: { type: 'string' },
-      bots: { type: 'string' },
-      'bot-rate': { type: 'string' },
-      throttle: { type: 'string' },
-      verbose: { type: 'boolean', default: false },
+      ...LAUNCHER_ARG_OPTIONS,
     },
     strict: true,
   });

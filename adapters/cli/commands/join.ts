@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { decodeJoinCode } from '../../../protocol/joinCode.ts';
 import { createLog } from '../../log.ts';
-import { gameChoice } from '../../launcher/gameProcess.ts';
+import { gameChoice, LAUNCHER_ARG_OPTIONS } from '../../launcher/gameProcess.ts';
 import { launchPlayer } from '../../launcher/playerLauncher.ts';
 import { sessionDir } from '../sessionDir.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
@@ -22,15 +22,7 @@ export async function run(args: readonly string[]): Promise<number> {
     args: [...args],
     options: {
       name: { type: 'string' },
-      password: { type: 'string' },
-      'session-dir': { type: 'string' },
-      game: { type: 'string', default: 'sim' },
-      'game-dir': { type: 'string' },
-      save: { type: 'string' },
-      bots: { type: 'string' },
-      'bot-rate': { type: 'string' },
-      throttle: { type: 'string' },
-      verbose: { type: 'boolean', default: false },
+      ...LAUNCHER_ARG_OPTIONS,
     },
     allowPositionals: true,
     strict: true,
