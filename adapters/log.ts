@@ -10,7 +10,7 @@ import type { LogFn } from '../actors/ports.ts';
 export interface LogSetup {
   /** The JSON-lines file. */
   file: string;
-  /** Also write readable lines to stderr. */
+  /** Also write readable lines to stderr (the launcher does on a terminal, or with --verbose). */
   pretty: boolean;
   /** Fields on every line (role, name …). */
   base?: Record<string, unknown>;

@@ -50,7 +50,7 @@ export async function run(args: readonly string[]): Promise<number> {
   if (typeof game === 'string') return usage(game);
 
   const dir = sessionDir(values['session-dir'], 'host');
-  const { log, flush } = createLog({ file: join(dir, 'launcher.log'), pretty: values.verbose, base: { role: 'host' } });
+  const { log, flush } = createLog({ file: join(dir, 'launcher.log'), pretty: values.verbose || process.stderr.isTTY === true, base: { role: 'host' } });
   const running = await launchHost({
     listen,
     name: values.name,

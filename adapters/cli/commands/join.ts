@@ -42,7 +42,7 @@ export async function run(args: readonly string[]): Promise<number> {
     return 2;
   }
   const dir = sessionDir(values['session-dir'], 'player');
-  const { log, flush } = createLog({ file: join(dir, 'launcher.log'), pretty: values.verbose, base: { role: 'player', name: values.name } });
+  const { log, flush } = createLog({ file: join(dir, 'launcher.log'), pretty: values.verbose || process.stderr.isTTY === true, base: { role: 'player', name: values.name } });
   const running = await launchPlayer({
     code,
     name: values.name,
