@@ -28,7 +28,7 @@ export function createLog(setup: LogSetup): Log {
   mkdirSync(dirname(setup.file), { recursive: true });
   const file = pino.destination({ dest: setup.file, sync: true, mkdir: true });
   const streams: pino.StreamEntry[] = [{ stream: file, level: 'debug' }];
-  if (setup.pretty) streams.push({ stream: pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY }), level: 'info' });
+  if (setup.pretty) streams.push({ stream: pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY, singleLine: true, ignore: 'pid,hostname,role' }), level: 'info' });
   const logger = pino({ level: 'debug', base: { pid: process.pid, ...setup.base } }, pino.multistream(streams));
   return {
     logger,
