@@ -1,24 +1,18 @@
 // The one unscaled join deadline (spec "Handshake": "closes it if no accepted Join arrived within 15 s of
 // opening"; reliability-tests §7.4 L3): a silent socket on a host with the real clock gets Reject timeout
 // after the real 15 s, while a well-behaved player keeps chatting and answering pings. The only slow test.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { realClock } from '../../adapters/clock.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
-import { joinedPlayer, startHost, waitFor, type TestHost } from '../support/session.ts';
-import { challengeOf, closedWith, handlerFailures, openRaw, rejectOf } from '../support/hostile.ts';
+import { joinedPlayer, waitFor } from '../support/session.ts';
+import { challengeOf, closedWith, openRaw, rejectOf, useHosts } from '../support/hostile.ts';
 
-let hosts: TestHost[] = [];
-afterEach(async () => {
-  for (const h of hosts) expect(handlerFailures(h.logs)).toEqual([]);
-  await Promise.all(hosts.map((h) => h.close()));
-  hosts = [];
-});
+const host = useHosts();
 
 describe('the real join deadline', () => {
   it('a silent socket gets Reject timeout after 15 s; a player keeps chatting meanwhile', { timeout: 25_000 }, async () => {
     expect(JOIN_DEADLINE_MS).toBe(15_000);
-    const h = await startHost({}, { realClock: true }); // no joinDeadlineMs: the default
-    hosts.push(h);
+    const h = await host({}, { realClock: true }); // no joinDeadlineMs: the default
     const alice = await joinedPlayer(h.port, 'alice');
     const openedAt = realClock.now(); // before the host's side opens, so the bound below can only be loose
     const { raw, conn } = await openRaw(h);

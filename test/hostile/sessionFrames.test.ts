@@ -1,7 +1,7 @@
 // Hostile bytes at the frame level against a real host over TCP (reliability-tests §7.4 L1, L2, L6, L9, L10;
 // spec "Frame", "Handshake"): each hostile connection ends alone with its own logged reason, the first one
 // recorded, while two well-behaved players keep relaying chat through the host.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { concatBytes } from '../../protocol/bytes.ts';
 import { HANDSHAKE_MAX_LENGTH } from '../../protocol/frame.ts';
 import { Kind } from '../../protocol/messages/index.ts';
@@ -10,7 +10,6 @@ import {
   closedWith,
   dropLines,
   goodPair,
-  handlerFailures,
   hostDrops,
   joinJson,
   kickedOf,
@@ -18,20 +17,11 @@ import {
   openRaw,
   rawUnsealed,
   rejectOf,
+  useHosts,
 } from '../support/hostile.ts';
-import { startHost, waitFor, type TestHost } from '../support/session.ts';
+import { waitFor } from '../support/session.ts';
 
-let hosts: TestHost[] = [];
-afterEach(async () => {
-  for (const h of hosts) expect(handlerFailures(h.logs)).toEqual([]);
-  await Promise.all(hosts.map((h) => h.close()));
-  hosts = [];
-});
-async function host(...args: Parameters<typeof startHost>): Promise<TestHost> {
-  const h = await startHost(...args);
-  hosts.push(h);
-  return h;
-}
+const host = useHosts();
 
 describe('hostile frames before the Join', () => {
   it('junk bytes: Reject malformed, only that connection ends', async () => {

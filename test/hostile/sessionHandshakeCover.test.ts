@@ -2,36 +2,26 @@
 // §7.6 M3; spec "Handshake"): every edge of machines/hostHandshake.ts (listed by xstate/graph) is taken by a
 // real connection, observed through xstate's inspection API, except the one the host cannot reach over a
 // socket: a second Join while Admitting (the session answers out.admit synchronously, so no frame gets in).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toDirectedGraph, type DirectedGraphNode } from 'xstate/graph';
 import { hostHandshakeMachine } from '../../machines/hostHandshake.ts';
 import { Kind } from '../../protocol/messages/index.ts';
-import { startHost, waitFor, type TestHost } from '../support/session.ts';
+import { waitFor } from '../support/session.ts';
 import {
   challengeOf,
   closedWith,
   goodPair,
-  handlerFailures,
   joinJson,
   openRaw,
   rawUnsealed,
   rejectOf,
   simClock,
   transitionKey,
+  useHosts,
   watchHandshake,
 } from '../support/hostile.ts';
 
-let hosts: TestHost[] = [];
-afterEach(async () => {
-  for (const h of hosts) expect(handlerFailures(h.logs)).toEqual([]);
-  await Promise.all(hosts.map((h) => h.close()));
-  hosts = [];
-});
-async function host(...args: Parameters<typeof startHost>): Promise<TestHost> {
-  const h = await startHost(...args);
-  hosts.push(h);
-  return h;
-}
+const host = useHosts();
 
 function edges(node: DirectedGraphNode): string[] {
   return [...node.edges.map((e) => transitionKey(e.transition)), ...node.children.flatMap(edges)];

@@ -2,34 +2,25 @@
 // socket and a drip of bytes meet the join deadline (activity never extends it), a replayed Join and proofs of
 // the wrong length are refused with a reason, never an exception; the well-behaved players keep relaying.
 // The host's clock is simulated: the deadline fires on increment(), not by sleeping.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Kind } from '../../protocol/messages/index.ts';
 import { unsealedFrame } from '../../actors/wire.ts';
-import { RawClient, startHost, waitFor, type TestHost } from '../support/session.ts';
+import { RawClient, waitFor, type TestHost } from '../support/session.ts';
 import {
   challengeOf,
   closedWith,
   goodPair,
-  handlerFailures,
   joinJson,
   openRaw,
   rawUnsealed,
   rejectOf,
   simClock,
   tcp,
+  useHosts,
 } from '../support/hostile.ts';
 
-let hosts: TestHost[] = [];
-afterEach(async () => {
-  for (const h of hosts) expect(handlerFailures(h.logs)).toEqual([]);
-  await Promise.all(hosts.map((h) => h.close()));
-  hosts = [];
-});
-async function host(deadline = 300): Promise<TestHost> {
-  const h = await startHost({ joinDeadlineMs: deadline });
-  hosts.push(h);
-  return h;
-}
+const pooledHost = useHosts();
+const host = (deadline = 300): Promise<TestHost> => pooledHost({ joinDeadlineMs: deadline });
 const tick = () => new Promise((r) => setTimeout(r, 10));
 
 describe('the join deadline', () => {

@@ -1,24 +1,15 @@
 // Connection-level limits seen through the whole session over real TCP (reliability-tests §7.4 L5, L8; spec
 // "Handshake", last paragraph): a 17th connection from one address is refused unread, a peer that stops
 // reading is closed with write-timeout with its queue bounded, and the well-behaved players keep relaying.
-import { afterEach, describe, expect, it } from 'vitest';
-import { RawClient, startHost, waitFor, type TestHost } from '../support/session.ts';
-import { closedWith, goodPair, handlerFailures, openRaw, tcp } from '../support/hostile.ts';
+import { describe, expect, it } from 'vitest';
+import { RawClient, waitFor, type TestHost } from '../support/session.ts';
+import { closedWith, goodPair, openRaw, tcp, useHosts } from '../support/hostile.ts';
 
-let hosts: TestHost[] = [];
 let raws: RawClient[] = [];
-afterEach(async () => {
+const host = useHosts(() => {
   for (const r of raws) r.destroy();
   raws = [];
-  for (const h of hosts) expect(handlerFailures(h.logs)).toEqual([]);
-  await Promise.all(hosts.map((h) => h.close()));
-  hosts = [];
 });
-async function host(...args: Parameters<typeof startHost>): Promise<TestHost> {
-  const h = await startHost(...args);
-  hosts.push(h);
-  return h;
-}
 
 const refusals = (h: TestHost, reason: string) => h.logs.filter((l) => l.msg === 'connection closed' && l.reason === reason);
 

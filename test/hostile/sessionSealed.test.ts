@@ -1,23 +1,13 @@
 // Hostile sealed frames from a joined player over real TCP (reliability-tests §7.2 R6, §7.3 H6; spec "Frame",
 // "Handshake", "Who may send what"): replays, forged tags, spoofed sender ids and forbidden kinds are dropped
 // and counted without ending anyone's session; the well-behaved players keep relaying.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { concatBytes, utf8 } from '../../protocol/bytes.ts';
 import { playerMaySend } from '../../protocol/messages/index.ts';
-import { joinedPlayer, startHost, waitFor, type TestHost, type TestPlayer } from '../support/session.ts';
-import { closeReasons, dropLines, forgerFor, goodPair, handlerFailures, hostDrops, openRaw } from '../support/hostile.ts';
+import { joinedPlayer, waitFor, type TestPlayer } from '../support/session.ts';
+import { closeReasons, dropLines, forgerFor, goodPair, hostDrops, openRaw, useHosts } from '../support/hostile.ts';
 
-let hosts: TestHost[] = [];
-afterEach(async () => {
-  for (const h of hosts) expect(handlerFailures(h.logs)).toEqual([]);
-  await Promise.all(hosts.map((h) => h.close()));
-  hosts = [];
-});
-async function host(): Promise<TestHost> {
-  const h = await startHost();
-  hosts.push(h);
-  return h;
-}
+const host = useHosts();
 
 const chatsOf = (p: TestPlayer, text: string) => p.notices.filter((n) => n.type === 'chat' && n.text === text);
 

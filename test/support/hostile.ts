@@ -1,6 +1,8 @@
 // Helpers for the hostile-peer tests (reliability-tests §7.3, §7.4): two well-behaved players that must keep
 // relaying, raw connections mapped to the host's side of them, hand-made frames, and the host's records
-// (close reasons from the transport's 'connection closed' lines, per-player drop counters).
+// (close reasons from the transport's 'connection closed' lines, per-player drop counters); and useHosts, the
+// per-file host pool that closes every host after each test and checks that no handler of ours threw.
+import { afterEach, expect } from 'vitest';
 import type { SimulatedClock } from 'xstate';
 import type { HostSession } from '../../actors/host/hostSession.ts';
 import type { PlayerOptions } from '../../actors/player/playerSession.ts';
@@ -13,7 +15,36 @@ import { Kind, type Payloads } from '../../protocol/messages/index.ts';
 import { joinProof } from '../../protocol/keys.ts';
 import { Sealer } from '../../protocol/seal.ts';
 import { decodeMessage } from '../../actors/wire.ts';
-import { joinedPlayer, KEY, RawClient, waitFor, type LogEntry, type TestHost, type TestPlayer } from './session.ts';
+import {
+  joinedPlayer,
+  KEY,
+  RawClient,
+  startHost,
+  waitFor,
+  type LogEntry,
+  type TestHost,
+  type TestPlayer,
+} from './session.ts';
+
+/**
+ * Registers an afterEach for the calling test file and returns a startHost that records its hosts. After every
+ * test the hook runs `beforeClose` (e.g. destroying raw clients), checks that no handler of ours threw on any
+ * recorded host (handlerFailures), then closes them all. Call it once, at the top level of a test file.
+ */
+export function useHosts(beforeClose?: () => void): (...args: Parameters<typeof startHost>) => Promise<TestHost> {
+  let hosts: TestHost[] = [];
+  afterEach(async () => {
+    beforeClose?.();
+    for (const h of hosts) expect(handlerFailures(h.logs)).toEqual([]);
+    await Promise.all(hosts.map((h) => h.close()));
+    hosts = [];
+  });
+  return async (...args) => {
+    const h = await startHost(...args);
+    hosts.push(h);
+    return h;
+  };
+}
 
 /** The host's simulated clock (startHost's default). */
 export const simClock = (h: TestHost): SimulatedClock => h.clock as SimulatedClock;
