@@ -1,45 +1,14 @@
 // Peers that stop reading, send junk or reset, over real loopback TCP (reliability-tests §7.4 L8–L10, §7.5 N7;
 // spec wire-protocol.txt "Handshake": 10 s write timeout). Each ends only its own connection, with its reason.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Connection, Listener } from '../../actors/ports.ts';
+import { describe, expect, it } from 'vitest';
+import type { Connection } from '../../actors/ports.ts';
 import { createSimulatedClock, realClock } from '../../adapters/clock.ts';
-import { connectTcp } from '../../adapters/transport/tcp.ts';
 import type { Frame } from '../../protocol/frame.ts';
 import { startFaultProxy } from '../support/faultProxy.ts';
-import {
-  frameOfLength,
-  numberedFrame,
-  prefix,
-  rawClient,
-  startHost,
-  waitFor,
-  type RawClient,
-} from '../adapters/transport/support.ts';
+import { transportFixture } from '../support/transport.ts';
+import { frameOfLength, numberedFrame, prefix, waitFor, type RawClient } from '../adapters/transport/support.ts';
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function host(options: Parameters<typeof startHost>[0] = {}) {
-  const h = await startHost(options);
-  cleanups.push(() => h.listener.close('test-end'));
-  return h;
-}
-
-async function raw(port: number): Promise<RawClient> {
-  const client = await rawClient(port);
-  cleanups.push(() => void client.socket.destroy());
-  return client;
-}
-
-async function goodClient(listener: Listener | { port: number }) {
-  const conn = await connectTcp({ host: '127.0.0.1', port: listener.port });
-  cleanups.push(() => conn.close('test-end'));
-  const frames: Frame[] = [];
-  conn.onFrame((f) => frames.push(f));
-  return { conn, frames };
-}
+const { host, raw, client: goodClient, defer } = transportFixture();
 
 /** Sends one frame each way on a working connection and waits for both. */
 async function stillWorks(hostConn: Connection, hostFrames: Frame[], client: { conn: Connection; frames: Frame[] }) {
@@ -116,7 +85,7 @@ describe('L8 write timeout and queue cap', () => {
     const h = await host({ limits, clock: realClock, setup: (r) => r.conn.markJoined() });
     const target = { host: '127.0.0.1', port: h.listener.port };
     const proxy = await startFaultProxy({ target, downstream: [{ type: 'bandwidth', bytesPerSecond: 10_000 }] });
-    cleanups.push(() => proxy.close());
+    defer(() => proxy.close());
     const slow = await goodClient(proxy);
     await waitFor(() => h.records.length === 1, 'connection');
     const conn = h.records[0]!.conn;

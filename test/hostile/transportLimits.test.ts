@@ -1,25 +1,11 @@
 // Hostile peers against the transport's limits over real loopback TCP (reliability-tests §7.4 L1, L2, L4–L7;
 // spec wire-protocol.txt "Frame" and "Handshake"; lockstep.md "Limits"). Rates run on a simulated clock.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSimulatedClock } from '../../adapters/clock.ts';
-import { frameOfLength, prefix, rawClient, startHost, waitFor, type RawClient } from '../adapters/transport/support.ts';
+import { frameOfLength, prefix, waitFor, type RawClient } from '../adapters/transport/support.ts';
+import { transportFixture } from '../support/transport.ts';
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function host(options: Parameters<typeof startHost>[0] = {}) {
-  const h = await startHost(options);
-  cleanups.push(() => h.listener.close('test-end'));
-  return h;
-}
-
-async function raw(port: number, options: { host?: string; localAddress?: string } = {}): Promise<RawClient> {
-  const client = await rawClient(port, options);
-  cleanups.push(() => void client.socket.destroy());
-  return client;
-}
+const { host, raw } = transportFixture();
 
 describe('L1 length bounds', () => {
   it('accepts 12 and 1 048 576 (after join); refuses 0 and 11 as malformed', async () => {

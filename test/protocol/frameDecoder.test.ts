@@ -12,13 +12,8 @@ import {
   type Frame,
   type FrameHeader,
 } from '../../protocol/frame.ts';
+import { headerArb } from '../support/frameArb.ts';
 
-const headerArb = fc.record({
-  version: fc.constant(1),
-  kind: fc.integer({ min: 0, max: 255 }),
-  sender: fc.integer({ min: 0, max: 65535 }),
-  counter: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
-});
 const frameArb = fc.tuple(headerArb, fc.uint8Array({ maxLength: 300 }));
 
 function summary(frames: Frame[]): string[] {

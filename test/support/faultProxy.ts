@@ -2,6 +2,10 @@
 // on loopback, since neither Toxiproxy nor netem runs here. Each direction of each proxied connection runs
 // its bytes through a chain of toxics: slicer, coalesce, latency, bandwidth, blackhole, reset, limit_data.
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { seededRandom } from './random.ts';
+
+/** Re-exported: the proxy's tests replay their own splits with the same generator. */
+export { seededRandom };
 
 /** One fault. Toxics of a direction apply in order, to connections opened after they were set. */
 export type Toxic =
@@ -47,18 +51,6 @@ export interface FaultProxyOptions {
 
 /** Bytes a direction may hold (in toxics and in the outgoing socket) before it stops reading its source. */
 const HIGH_WATER = 64 * 1024;
-
-/** A small seeded generator (mulberry32): floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Stage {
   write(chunk: Buffer): void;

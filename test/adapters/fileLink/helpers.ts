@@ -1,8 +1,12 @@
-// Shared helpers for the file link tests: temp folders under os.tmpdir(), a bounded wait, child processes.
+// Shared helpers for the file link tests: temp folders under os.tmpdir(), a bounded wait, child processes, and
+// the seeded random source the writers' splits replay from (test/support/random.ts, shared with the fault proxy).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** A small seeded generator (mulberry32) so a failing run can be replayed from its seed. */
+export { seededRandom } from '../../support/random.ts';
 
 /** A fresh folder under os.tmpdir(); remove it with `removeTempDir`. */
 export function makeTempDir(prefix = 'fl3-filelink-'): Promise<string> {
@@ -53,16 +57,4 @@ export async function kill9(child: ChildProcess): Promise<void> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGKILL');
   await exited;
-}
-
-/** A small seeded generator (mulberry32) so a failing run can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -1,32 +1,14 @@
 // The TCP transport's behaviour over real loopback sockets (spec wire-protocol.txt "Frame", "Handshake";
 // actors/ports.ts): frames both ways, ids and addresses, close reasons and final frames, the handshake
 // limit lifted by markJoined, violations with and without an owner, listener and connect failures.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Connection, Listener } from '../../../actors/ports.ts';
+import { describe, expect, it } from 'vitest';
+import type { Connection } from '../../../actors/ports.ts';
 import { connectTcp, listenTcp } from '../../../adapters/transport/tcp.ts';
 import { decodeWireFrame, FrameDecoder, type Frame } from '../../../protocol/frame.ts';
+import { transportFixture } from '../../support/transport.ts';
 import { frameOfLength, numberedFrame, numbers, prefix, rawClient, startHost, waitFor } from './support.ts';
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function host(options: Parameters<typeof startHost>[0] = {}) {
-  const h = await startHost(options);
-  cleanups.push(() => h.listener.close('test-end'));
-  return h;
-}
-
-async function client(listener: Listener): Promise<{ conn: Connection; frames: Frame[]; closed: string[] }> {
-  const conn = await connectTcp({ host: '127.0.0.1', port: listener.port });
-  cleanups.push(() => conn.close('test-end'));
-  const frames: Frame[] = [];
-  const closed: string[] = [];
-  conn.onFrame((f) => frames.push(f));
-  conn.onClose((r) => closed.push(r));
-  return { conn, frames, closed };
-}
+const { host, client, defer } = transportFixture();
 
 describe('listenTcp / connectTcp', () => {
   it('binds port 0 to a real port and carries frames both ways, in order', async () => {
@@ -89,7 +71,7 @@ describe('listenTcp / connectTcp', () => {
     const burst = Buffer.concat(Array.from({ length: 2000 }, () => Buffer.from(frameOfLength(12))));
     raw.socket.write(burst);
     const keepFlooding = setInterval(() => raw.socket.writable && raw.socket.write(burst), 1);
-    cleanups.push(() => clearInterval(keepFlooding));
+    defer(() => clearInterval(keepFlooding));
     await raw.closed;
     clearInterval(keepFlooding);
     const frames = new FrameDecoder().push(Buffer.concat(raw.received));
@@ -156,7 +138,7 @@ describe('listenTcp / connectTcp', () => {
 
   it('holds connections until onConnection is set, and reading until onFrame is set', async () => {
     const listener = await listenTcp({ host: '127.0.0.1', port: 0 });
-    cleanups.push(() => listener.close('test-end'));
+    defer(() => listener.close('test-end'));
     const raw = await rawClient(listener.port);
     raw.socket.write(frameOfLength(20));
     await new Promise((resolve) => setTimeout(resolve, 20));
