@@ -72,6 +72,11 @@ export class TcpConnection implements Connection {
   #closeReason: string | undefined;
   #linger: ReturnType<typeof setTimeout> | undefined;
   #gone = false;
+  /** Bytes held by socket.cork() since the last flush (0: not corked). */
+  #corkedBytes = 0;
+  /** Frames smaller than this are coalesced within one tick; the socket's high-water mark (16 KiB). */
+  readonly #coalesceLimit: number;
+  readonly #flush = (): void => this.#uncork();
 
   constructor(options: TcpConnectionOptions) {
     this.id = options.id;
@@ -91,6 +96,7 @@ export class TcpConnection implements Connection {
     this.#writes = new WriteGuard(this.#socket, options.limits, options.clock, (failure) => this.#writeFailed(failure));
 
     const socket = this.#socket;
+    this.#coalesceLimit = socket.writableHighWaterMark;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.pause();
@@ -139,7 +145,28 @@ export class TcpConnection implements Connection {
 
   write(bytes: Uint8Array): void {
     if (this.#closeReason !== undefined) return;
+    // Coalescing: the frames written in one tick (a relay of a whole read chunk, a burst of sends) leave in one
+    // writev at the end of the tick instead of one syscall each. The corked bytes stay below the high-water mark,
+    // so write() still returns true whenever it did before, and a full queue is checked with everything earlier
+    // already handed to the kernel, as without coalescing. A large frame is written at once, after the rest.
+    const overLimit = this.#corkedBytes + bytes.length >= this.#coalesceLimit;
+    if (overLimit || this.#writes.queuedBytes + bytes.length > this.#limits.maxQueuedBytes) this.#uncork();
+    if (bytes.length < this.#coalesceLimit) {
+      if (this.#corkedBytes === 0) {
+        this.#socket.cork();
+        process.nextTick(this.#flush);
+      }
+      // At least 1 counts as corked, so an empty write cannot leave the socket corked without a flush due.
+      this.#corkedBytes += Math.max(1, bytes.length);
+    }
     this.#writes.write(bytes);
+  }
+
+  /** Hands the coalesced frames to the socket (one writev). A closing or destroyed socket ignores it. */
+  #uncork(): void {
+    if (this.#corkedBytes === 0) return;
+    this.#corkedBytes = 0;
+    this.#socket.uncork();
   }
 
   markJoined(): void {
