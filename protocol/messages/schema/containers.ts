@@ -25,13 +25,23 @@ export function lenient<T>(schema: Schema<T>): OptionalSchema<T> {
  */
 export function obj<S extends Shape>(shape: S): Schema<ObjOf<S>> {
   const entries = Object.entries(shape);
+  // The fields' paths ("Action.hop.g") for the last parent path seen: a payload's fields are checked under the
+  // same path every time, so they are built once, not once per field per message.
+  let lastPath: string | undefined;
+  let ats: string[] = [];
   return {
     check(v, path) {
       if (!isPlainObject(v)) return fail(path, 'expected an object');
+      if (path !== lastPath) {
+        ats = entries.map(([key]) => `${path}.${key}`);
+        lastPath = path;
+      }
+      const fieldPaths = ats;
       const out: Record<string, unknown> = {};
-      for (const [key, field] of entries) {
+      for (let i = 0; i < entries.length; i++) {
+        const [key, field] = entries[i]!;
         const raw = own(v, key);
-        const at = `${path}.${key}`;
+        const at = fieldPaths[i]!;
         if (raw === undefined || raw === null) {
           if (field.absent === 'optional' || field.absent === 'lenient') continue;
           if (field.absent === 'default') {
