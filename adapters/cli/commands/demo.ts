@@ -53,8 +53,8 @@ export async function run(args: readonly string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify({ ...line, times: games?.map((g) => g.t) })}\n`);
     } else {
       process.stdout.write(
-        `\n${result.worldsEqual ? 'worlds equal' : 'WORLDS DIFFER'} at pauseAt ${result.pauseAt}: ${result.players} games, ` +
-          `${result.actions} actions, ${result.late} late, world ${result.worldHash}\n`,
+        `\nworldsEqual: ${result.worldsEqual}, late: ${result.late} — ${result.players} games stopped at pauseAt ` +
+          `${result.pauseAt} after ${result.actions} actions; world ${result.worldHash}\n`,
       );
     }
     return result.worldsEqual && result.late === 0 ? 0 : 1;
