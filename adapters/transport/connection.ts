@@ -186,7 +186,9 @@ export class TcpConnection implements Connection {
     let frames: Frame[];
     let failure: Record<string, unknown> | undefined;
     try {
-      frames = this.#decoder.push(chunk);
+      // A plain Uint8Array view of the chunk (same memory, no copy): the frames' header and body views, and the
+      // opener's views of them, are then plain subarrays, not Buffers built through Buffer's species constructor.
+      frames = this.#decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (error) {
       if (error instanceof FrameError) {
         frames = error.frames;
