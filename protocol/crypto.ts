@@ -8,7 +8,8 @@
 export interface AeadKey {
   /**
    * Encrypts `plaintext` and writes ciphertext ‖ 16-byte tag into `out` at `offset`
-   * (`out` must have `plaintext.length + 16` bytes free there). Returns the bytes written.
+   * (`out` must have `plaintext.length + 16` bytes free there). Returns the bytes written. Reads `nonce`, `aad`
+   * and `plaintext` during the call only and keeps none of them (callers reuse those buffers).
    */
   sealInto(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, offset: number): number;
   /** Opens ciphertext ‖ tag (the tag is exactly the last 16 bytes). `null` when it does not verify. */
