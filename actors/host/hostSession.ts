@@ -341,10 +341,13 @@ export class HostSession {
   /** Seals once and writes the same frame to every joined player but `except` (one counter: no nonce repeats). */
   broadcast<K extends KindName>(kind: K, payload: Payloads[K], except?: number): void {
     if (except !== 0) this.ports.localGame?.({ kind, payload } as Message);
-    const targets = [...this.links.values()].filter((l) => l.id !== except);
-    if (targets.length === 0) return;
-    const frame = sealedFrame(this.sealer, kind, payload);
-    for (const link of targets) link.conn.write(frame);
+    // No array of targets per message: sealed at the first target, nothing sealed (no counter used) without one.
+    let frame: Uint8Array | undefined;
+    for (const link of this.links.values()) {
+      if (link.id === except) continue;
+      frame ??= sealedFrame(this.sealer, kind, payload);
+      link.conn.write(frame);
+    }
   }
 
   /** To one player; id 0 is the host's own game. */
