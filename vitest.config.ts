@@ -8,6 +8,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    reporters: ['default'],
+    // The JSON report lets .ci/run print the plain closing line ("N passed, N failed") CI reads.
+    reporters: ['default', 'json'],
+    outputFile: { json: '.tmp/vitest-results.json' },
   },
 });
