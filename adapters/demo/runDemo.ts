@@ -36,7 +36,11 @@ export interface DemoResult {
   games?: { name: string; t: number; worldHash: string; applied: number; refused: number; late: number; actions: number }[];
 }
 
-export async function runDemo(o: DemoOptions, print: (line: string) => void): Promise<DemoResult> {
+/**
+ * Runs the demo. `print` shows a line; `show` shows the live table (a terminal redraws it in place; otherwise it
+ * is printed like any line).
+ */
+export async function runDemo(o: DemoOptions, print: (line: string) => void, show: (table: string) => void = print): Promise<DemoResult> {
   const root = o.root ?? join(tmpdir(), `feverlink3-demo-${Date.now()}-${process.pid}`);
   mkdirSync(root, { recursive: true });
   const save = join(root, 'world.sav');
@@ -81,7 +85,7 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void): Pr
         speedIndex = phase;
         if (phase > 0 || speeds[0] !== 1) host.type(`/speed ${speeds[phase]}`);
       }
-      if (o.live) print(formatTable(rows(), hostStatus(dirs[0]!)?.session));
+      if (o.live) show(formatTable(rows(), hostStatus(dirs[0]!)?.session));
       await new Promise((r) => setTimeout(r, 1000));
     }
 
@@ -102,7 +106,7 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void): Pr
       );
       return same ? all : undefined;
     }, 60_000, 'every game to hold the same pause items', 50);
-    if (o.live) print(formatTable(rows(), hostStatus(dirs[0]!)?.session));
+    if (o.live) show(formatTable(rows(), hostStatus(dirs[0]!)?.session));
 
     const hashes = final.map((s) => s!.worldHash);
     return {

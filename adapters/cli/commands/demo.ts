@@ -46,7 +46,8 @@ export async function run(args: readonly string[]): Promise<number> {
     ...(values.dir ? { root: values.dir } : {}),
   };
   try {
-    const result = await runDemo(options, (line) => process.stdout.write(`${line}\n`));
+    const print = (line: string) => process.stdout.write(`${line}\n`);
+    const result = await runDemo(options, print, process.stdout.isTTY ? redrawInPlace() : print);
     if (values.json) {
       // The contract's fields first; pauseAt and each game's time at the comparison are this scenario's own.
       const { games, ...line } = result;
@@ -62,6 +63,16 @@ export async function run(args: readonly string[]): Promise<number> {
     process.stderr.write(`feverlink3 demo: ${(error as Error).message}\n`);
     return 1;
   }
+}
+
+/** On a terminal the live table is redrawn over the previous one instead of scrolling. */
+function redrawInPlace(): (table: string) => void {
+  let shown = 0;
+  return (table) => {
+    const up = shown > 0 ? `\x1b[${shown}F\x1b[J` : '';
+    process.stdout.write(`${up}${table}\n`);
+    shown = table.split('\n').length;
+  };
 }
 
 function usage(problem: string): number {
