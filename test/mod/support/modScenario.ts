@@ -1,0 +1,45 @@
+// Shared setup of the wasmoon scenario tests: the mod in wasmoon (Lua 5.4) with a TEST DOUBLE engine and real
+// files in a temp session folder, a wall clock to advance, and the checks several scenarios share.
+import { afterEach, expect } from 'vitest';
+import { loadGame, type ModGame } from './luaMod.ts';
+import { makeSessionFolder, type LinkLine, type SessionFolder } from './sessionFolder.ts';
+
+export const T0 = 3_000_000_000; // above 2^31: integers must stay exact
+export const STEP = 200;
+/** Cleanups run after each test (the games and folders a test made). */
+export const disposers: (() => void)[] = [];
+afterEach(() => {
+  while (disposers.length) disposers.pop()!();
+});
+
+export async function setup(id = 0, start?: string): Promise<{ s: SessionFolder; g: ModGame }> {
+  const s = makeSessionFolder(id, start ? { start } : {});
+  const g = await loadGame({ sessionDir: s.dir, t0: T0 });
+  disposers.push(() => g.close(), () => s.cleanup());
+  return { s, g };
+}
+
+/** Advances the wall clock, runs one frame, then up to k steps. */
+export function tick(g: ModGame, wallMs: number, k = 0): number {
+  g.wall.ms += wallMs;
+  g.frame();
+  return k > 0 ? g.step(k) : 0;
+}
+
+/** Every ordinary Action comes before any Clock whose safe passes its stamp. */
+export function expectActionsBeforeClocks(lines: LinkLine[]): void {
+  let promised = 0;
+  for (const line of lines) {
+    if (line.kind === 'Clock') promised = Math.max(promised, Number(line.payload.safe));
+    if (line.kind === 'Action' && line.payload.stamp !== undefined) {
+      expect(Number(line.payload.stamp), `Action ${JSON.stringify(line.payload)}`).toBeGreaterThanOrEqual(promised);
+    }
+  }
+}
+
+export const started = { started: true, speed: 1, lead: 2 };
+
+/** An Action of the pause order as the host relays it (pauseSeq, pauseUpto, the flush's stamp). */
+export function flushItem(stamp: number, from: number, seq: number, tag: string, pauseSeq: number, pauseUpto: number): object {
+  return { stamp, seq, body: { tag }, from, allowed: true, pause: true, pauseSeq, pauseUpto };
+}
