@@ -86,7 +86,7 @@ export function attachLockstep(
         return;
     }
   });
-  host.sessionPayload = () => sessionOf(actor.getSnapshot().context);
+  host.useSessionSource(() => sessionOf(actor.getSnapshot().context));
 
   const tickMs = options.tickMs ?? 100;
   let timer: unknown;

@@ -119,6 +119,21 @@ export class HostSession {
     return list;
   }
 
+  /** A player's dropped-frame counters ("cause:kind" → count), while it is connected (logs and the window). */
+  droppedFrames(id: number): ReadonlyMap<string, number> | undefined {
+    return this.links.get(id)?.dropped;
+  }
+
+  /** The handshake actor of a connection still in the handshake (the inspector and tests observe it). */
+  handshakeOf(connId: number): HandshakeActor | undefined {
+    return this.handshakes.get(connId);
+  }
+
+  /** Where Welcome and the status take the Session from: the lockstep actor, once it runs. */
+  useSessionSource(source: () => Payloads['Session']): void {
+    this.sessionPayload = source;
+  }
+
   currentPermissions(): Permissions {
     return this.permissions;
   }
@@ -197,7 +212,7 @@ export class HostSession {
     this.notifyRoster();
   }
 
-  /** The Session state as Welcome carries it; the lockstep layer replaces this once it runs. */
+  /** The Session state as Welcome carries it; the lockstep actor becomes its source once it runs. */
   sessionPayload: () => Payloads['Session'] = () => ({ started: false, speed: 0, lead: 2 });
 
   // ---- joined players -----------------------------------------------------------------------------

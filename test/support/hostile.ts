@@ -110,13 +110,9 @@ export async function closedWith(h: TestHost, conn: Connection): Promise<string>
   return reason;
 }
 
-/**
- * The host's per-player drop counters ("cause:kind" → count). HostSession keeps them private (PlayerLink) and
- * exposes no accessor yet, so the test reads the field; undefined once the player's link is gone.
- */
+/** The host's per-player drop counters ("cause:kind" → count); undefined once the player's link is gone. */
 export function hostDrops(host: HostSession, id: number): ReadonlyMap<string, number> | undefined {
-  const links = (host as unknown as { links: Map<number, { dropped: Map<string, number> }> }).links;
-  return links.get(id)?.dropped;
+  return host.droppedFrames(id);
 }
 
 /** 'frame dropped' lines the host logged for a player. */
@@ -180,11 +176,10 @@ export function transitionKey(t: { source: { id: string }; eventType: string; ta
 
 /**
  * Records the transitions the host's handshake actor for `conn` takes from now on (through xstate's inspection
- * API). HostSession keeps its handshake actors private, so the test reads the field; the actor must still run.
+ * API); the actor must still run.
  */
 export function watchHandshake(host: HostSession, conn: Connection, into: Set<string>): void {
-  const actors = (host as unknown as { handshakes: Map<number, { system: { inspect(fn: (e: unknown) => void): unknown } }> }).handshakes;
-  const actor = actors.get(conn.id);
+  const actor = host.handshakeOf(conn.id);
   if (!actor) throw new Error(`no handshake actor for connection ${conn.id}`);
   actor.system.inspect((e) => {
     const event = e as { type: string; _transitions?: Parameters<typeof transitionKey>[0][] };
