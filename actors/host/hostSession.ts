@@ -3,7 +3,6 @@
 // for the whole session, binds each sender id to its connection, enforces who may send what, relays chat,
 // pings, and holds the slot of a dropped player for the reconnect window (spec "Handshake", "Who may send
 // what", "Players and slots", "Ping and round-trip time"; lockstep.md "Leave and removal").
-import type { Crypto } from '../../protocol/crypto.ts';
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import { Kind, isSealedKind, kindName, playerMaySend, type KindName, type Payloads } from '../../protocol/messages/index.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
@@ -11,52 +10,15 @@ import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
 import { allows, EVERYONE, permissionsMessage, type Permissions } from '../../machines/rules/permissions.ts';
 import * as roster from '../../machines/rules/roster.ts';
 import { oneDecimal } from '../../machines/rules/rtt.ts';
-import type { Clock, Connection, Listener, LogFn } from '../ports.ts';
+import type { Connection, Listener } from '../ports.ts';
 import { openMessage, sealedFrame, type Message } from '../wire.ts';
 import type { ModEntry } from './mods.ts';
+import { FEVERLINK3_VERSION, type HostNotice, type HostOptions, type HostPorts } from './hostTypes.ts';
 import { createHandshake, handshakeFrame, type HandshakeActor } from './handshake.ts';
 import { PlayerLink, rttReport } from './playerLink.ts';
 
-export const FEVERLINK3_VERSION = '0.1';
-
-export interface HostOptions {
-  hostName: string;
-  /** The 32-byte session key (keys.deriveSessionKey). */
-  key: Uint8Array;
-  version?: string;
-  maxPlayers?: number;
-  /** The host's mod list; players must present the same one. Undefined: no mod check. */
-  mods?: ModEntry[];
-  pingIntervalMs?: number;
-  reconnectWindowMs?: number;
-  joinDeadlineMs?: number;
-  /** A joined player that sends nothing for this long is dropped as away (10 s write timeout + 3 pings). */
-  silenceMs?: number;
-}
-
-export interface HostPorts {
-  crypto: Crypto;
-  clock: Clock;
-  /** Wall clock in ms since 1970 (Ping offsets, latency stamps). */
-  wallClock(): number;
-  log: LogFn;
-  /**
-   * The host's own game (player 0), fed like any player's game but without a network hop: every message the
-   * host sends to "all" (or to player 0) is handed here, in the order it is made. Absent: no local game.
-   */
-  localGame?: (message: Message) => void;
-}
-
-/** What the host's window (terminal, later the in-game UI) and the lockstep layer are told. */
-export type HostNotice =
-  | { type: 'roster'; players: { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] }
-  | { type: 'chat'; from: number; name: string; text: string; level?: 'info' | 'warn' | 'error' }
-  | { type: 'joined'; id: number; name: string }
-  | { type: 'left'; id: number; name: string; away: boolean }
-  | { type: 'rtt'; rtt: Record<number, number>; off: Record<number, number> }
-  | { type: 'permissions'; permissions: Permissions }
-  /** Game traffic from a player (Hello, Clock, Action, SpeedRequest, …) for the lockstep layer. */
-  | { type: 'game'; from: number; message: Message };
+export { FEVERLINK3_VERSION } from './hostTypes.ts';
+export type { HostNotice, HostOptions, HostPorts } from './hostTypes.ts';
 
 export class HostSession {
   readonly options: Required<Omit<HostOptions, 'mods'>> & { mods: ModEntry[] | undefined };
