@@ -4,7 +4,8 @@
 // Time comes in the events (`now`: the host's clock in ms, from the actor's injected clock); no timers here.
 import { and, assign, emit, enqueueActions, raise, setup } from 'xstate';
 import { joinGame, sessionPayloadOf, stalledIds } from './rules/lockstep.ts';
-import type { FlushedPauseAction, Games, PauseOrder, SessionState } from './rules/lockstep.ts';
+import type { FlushedPauseAction } from './rules/lockstep.ts';
+import type { LockstepContext } from './lockstepContext.ts';
 import * as steps from './rules/lockstepSteps.ts';
 import type { Step } from './rules/lockstepSteps.ts';
 import { SPEEDS } from './rules/lockstepTypes.ts';
@@ -67,35 +68,7 @@ export type LockstepEmitted =
   | { type: 'out.waiting'; reason: string }
   | { type: 'out.log'; msg: string; [k: string]: unknown };
 
-export interface LockstepSession extends SessionState {
-  /** The session has run since it started (a pause in a never-ran session stops at the host's game's t). */
-  ran: boolean;
-  /** The speed an unpause without another speed resumes (the "previous speed"). */
-  resumeSpeed: Exclude<Speed, 0>;
-  /** Before the start: the speed it will start at (0 = paused). */
-  startSpeed: Speed;
-}
-
-export interface LockstepContext {
-  now: number;
-  games: Games;
-  session: LockstepSession;
-  startRequested: boolean;
-  /** The last waiting reason reported. */
-  waiting: string | undefined;
-  pauseOrder: PauseOrder;
-  permissions: Partial<PermissionsPayload>;
-  maxRtt: number;
-  rtt: Readonly<Record<number, number>>;
-  off: Readonly<Record<number, number>>;
-  clockIntervalMs: number;
-  hostName: string;
-  hostGame: boolean;
-  /** SpeedRequests dropped per player (not in the speed set). */
-  droppedSpeedRequests: Readonly<Record<number, number>>;
-  /** Keys of the log lines written once. */
-  loggedOnce: readonly string[];
-}
+export type { LockstepContext, LockstepSession } from './lockstepContext.ts';
 
 /** The Session the host would broadcast now (also for Welcome.session). */
 export function sessionOf(context: LockstepContext): SessionPayload {
