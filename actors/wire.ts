@@ -4,6 +4,7 @@ import { encodeUnsealedFrame, UNASSIGNED_SENDER, type Frame } from '../protocol/
 import { utf8 } from '../protocol/bytes.ts';
 import {
   Kind,
+  LIMITS,
   decodePayload,
   encodePayload,
   kindName,
@@ -27,13 +28,18 @@ const scratch = new Uint8Array(SCRATCH_BYTES);
 const encoder = new TextEncoder();
 
 /**
- * The sealed frame of a message. The payload's UTF-8 goes into one reused scratch buffer, not a fresh Uint8Array
- * per frame (a new ArrayBuffer costs about a µs in Node, more than the encoding): the Sealer's cipher reads the
- * plaintext synchronously and keeps nothing (AeadKey.sealInto), and the frame is a buffer of its own.
+ * The sealed frame of a message, or `undefined` when its payload, measured as it is sealed, does not fit a frame
+ * (more than LIMITS.payloadBytes: spec "Frame", "is not sent"); then nothing is sealed and no counter is used.
+ * The payload's UTF-8 goes into one reused scratch buffer, not a fresh Uint8Array per frame (a new ArrayBuffer
+ * costs about a µs in Node, more than the encoding): the Sealer's cipher reads the plaintext synchronously and
+ * keeps nothing (AeadKey.sealInto), and the frame is a buffer of its own.
  */
-export function sealedFrame<K extends KindName>(sealer: Sealer, kind: K, payload: Payloads[K]): Uint8Array {
+export function sealedFrame<K extends KindName>(sealer: Sealer, kind: K, payload: Payloads[K]): Uint8Array | undefined {
   const text = payloadToJson(kind, payload);
-  if (text.length * 3 > SCRATCH_BYTES) return sealer.seal(Kind[kind], utf8(text));
+  if (text.length * 3 > SCRATCH_BYTES) {
+    const bytes = utf8(text);
+    return bytes.length > LIMITS.payloadBytes ? undefined : sealer.seal(Kind[kind], bytes);
+  }
   const { written } = encoder.encodeInto(text, scratch);
   return sealer.seal(Kind[kind], scratch.subarray(0, written));
 }

@@ -87,16 +87,13 @@ export const playerHandshakeMachine = setup({
             params: ({ event }) => ({ reason: event.payload.reason, ...(event.payload.detail ? { detail: event.payload.detail } : {}) }),
           },
         },
-        'recv.Welcome': {
-          target: 'Joined',
-          actions: { type: 'announceWelcome', params: ({ event }) => ({ welcome: event.payload }) },
-        },
       },
       initial: 'AwaitingChallenge',
       states: {
         AwaitingChallenge: {
-          description: 'Waiting for the host’s Challenge.',
+          description: 'Waiting for the host’s Challenge. A Welcome now answers no Join of ours: dropped.',
           on: {
+            'recv.Welcome': { actions: { type: 'log', params: { msg: 'Welcome before our Join dropped' } } },
             'recv.Challenge': [
               {
                 guard: { type: 'challengeIsOurs', params: ({ event }) => ({ challenge: event.payload }) },
@@ -127,7 +124,13 @@ export const playerHandshakeMachine = setup({
         },
         AwaitingWelcome: {
           description: 'Join sent; waiting for Welcome or Reject.',
-          on: { 'recv.Challenge': { actions: { type: 'log', params: { msg: 'second Challenge ignored' } } } },
+          on: {
+            'recv.Challenge': { actions: { type: 'log', params: { msg: 'second Challenge ignored' } } },
+            'recv.Welcome': {
+              target: '#playerHandshake.Joined',
+              actions: { type: 'announceWelcome', params: ({ event }) => ({ welcome: event.payload }) },
+            },
+          },
         },
       },
     },

@@ -107,3 +107,18 @@ export function u64be(value: bigint): Uint8Array {
   new DataView(out.buffer).setBigUint64(0, BigInt.asUintN(64, value));
   return out;
 }
+
+/** UTF-8 bytes of a string without encoding it (a lone surrogate counts 3, as TextEncoder writes U+FFFD). */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a surrogate pair: 4 bytes for 2 units
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}

@@ -4,13 +4,23 @@
 // pings, and holds the slot of a dropped player for the reconnect window (spec "Handshake", "Who may send
 // what", "Players and slots", "Ping and round-trip time"; lockstep.md "Leave and removal").
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
-import { Kind, isSealedKind, kindName, playerMaySend, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import {
+  Kind,
+  LIMITS,
+  fitsFrame,
+  isSealedKind,
+  kindName,
+  payloadByteLength,
+  playerMaySend,
+  type KindName,
+  type Payloads,
+} from '../../protocol/messages/index.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
 import { allows, EVERYONE, permissionsMessage, type Permissions } from '../../machines/rules/permissions.ts';
 import * as roster from '../../machines/rules/roster.ts';
 import { oneDecimal } from '../../machines/rules/rtt.ts';
-import type { Connection, Listener } from '../ports.ts';
+import type { Connection, Listener, ViolationReason } from '../ports.ts';
 import { openMessage, sealedFrame, type Message } from '../wire.ts';
 import type { ModEntry } from './mods.ts';
 import { FEVERLINK3_VERSION, type HostNotice, type HostOptions, type HostPorts } from './hostTypes.ts';
@@ -33,6 +43,8 @@ export class HostSession {
   /** Connection id → the player id bound to it once joined (sender binding). */
   private readonly playerOfConn = new Map<number, number>();
   private readonly listeners = new Set<(notice: HostNotice) => void>();
+  /** Connections whose internal error is being handled (the first fault is the one logged). */
+  private readonly faulted = new Set<number>();
   private pingTimer: unknown;
   private stopped = false;
 
@@ -125,24 +137,62 @@ export class HostSession {
       ended: () => this.handshakes.delete(conn.id),
     });
     this.handshakes.set(conn.id, actor);
-    // One set of handlers per connection: they route by phase (handshake, then joined).
-    conn.onFrame((frame) => (this.handshakes.has(conn.id) ? handshakeFrame(actor, frame) : this.joinedFrame(conn, frame)));
-    conn.onViolation((reason) => {
-      if (this.handshakes.has(conn.id)) {
-        actor.send(reason === 'flood' ? { type: 'conn.flood' } : { type: 'recv.malformed', detail: 'bad frame' });
-      } else {
+    // A fault inside the handshake chart (our bug, whatever the peer sent) ends this connection only.
+    actor.subscribe({ error: (err) => this.internalError(conn, err, 'handshake') });
+    // One set of handlers per connection: they route by phase (handshake, then joined). Each is supervised: a
+    // throw while handling this connection's frame ends this connection, never the process or another player.
+    conn.onFrame(
+      this.supervised(conn, 'frame', (frame: Frame) =>
+        this.handshakes.has(conn.id) ? handshakeFrame(actor, frame) : this.joinedFrame(conn, frame),
+      ),
+    );
+    conn.onViolation(
+      this.supervised(conn, 'violation', (reason: ViolationReason) => {
+        if (this.handshakes.has(conn.id)) {
+          actor.send(reason === 'flood' ? { type: 'conn.flood' } : { type: 'recv.malformed', detail: 'bad frame' });
+        } else {
+          const id = this.playerOfConn.get(conn.id);
+          if (id !== undefined) this.kick(id, reason);
+          else conn.close(reason);
+        }
+      }),
+    );
+    conn.onClose(
+      this.supervised(conn, 'close', (reason: string) => {
+        if (this.handshakes.has(conn.id)) actor.send({ type: 'conn.closed', reason });
         const id = this.playerOfConn.get(conn.id);
-        if (id !== undefined) this.kick(id, reason);
-        else conn.close(reason);
-      }
-    });
-    conn.onClose((reason) => {
-      if (this.handshakes.has(conn.id)) actor.send({ type: 'conn.closed', reason });
-      const id = this.playerOfConn.get(conn.id);
-      this.playerOfConn.delete(conn.id);
-      if (id !== undefined) this.dropped(id, reason);
-    });
+        this.playerOfConn.delete(conn.id);
+        if (id !== undefined) this.dropped(id, reason);
+      }),
+    );
     actor.start();
+  }
+
+  /** Runs one connection's handler; a throw ends that connection with `internal-error` (logged once, with the stack). */
+  private supervised<A>(conn: Connection, what: string, handler: (arg: A) => void): (arg: A) => void {
+    return (arg) => {
+      try {
+        handler(arg);
+      } catch (err) {
+        this.internalError(conn, err, what);
+      }
+    };
+  }
+
+  /** A fault of ours while serving `conn`: logged once with the stack; the player is kicked, or the connection closed. */
+  private internalError(conn: Connection, err: unknown, what: string): void {
+    if (this.faulted.has(conn.id)) return;
+    this.faulted.add(conn.id);
+    const id = this.playerOfConn.get(conn.id);
+    const stack = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    this.ports.log({ msg: 'internal error', conn: conn.id, ...(id === undefined ? {} : { player: id }), while: what, stack });
+    try {
+      if (id !== undefined && this.links.has(id)) this.kick(id, 'internal-error', 'the host failed to handle a message');
+      else conn.close('internal-error');
+    } catch {
+      conn.close('internal-error');
+    }
+    if (conn.closeReason !== undefined) this.faulted.delete(conn.id);
   }
 
   /** The handshake succeeded: bind the id to this connection, Welcome, Permissions, tell the others. */
@@ -183,11 +233,14 @@ export class HostSession {
     const id = this.playerOfConn.get(conn.id);
     const link = id === undefined ? undefined : this.links.get(id);
     if (!link) return;
-    link.rtt = { ...link.rtt, lastHeard: this.ports.clock.now() };
     const kind = frame.header.kind;
     if (frame.header.sender !== link.id) return this.drop(link, 'sender', kind, { sender: frame.header.sender });
     if (!isSealedKind(kind) || !playerMaySend(kind)) return this.drop(link, 'kind', kind);
     const opened = openMessage(this.opener, frame);
+    if (opened.ok || opened.why === 'not-decoded' || opened.why === 'unknown-kind') {
+      // Heard (the silence timer) only once its sender and tag checked out: anyone on the path can write bytes.
+      link.rtt = { ...link.rtt, lastHeard: this.ports.clock.now() };
+    }
     if (!opened.ok) return this.drop(link, opened.why === 'not-decoded' || opened.why === 'unknown-kind' ? 'decode' : 'open', kind, { why: opened.detail });
     this.handle(link, opened.message);
   }
@@ -315,23 +368,50 @@ export class HostSession {
 
   // ---- sending ------------------------------------------------------------------------------------
 
-  /** Seals once and writes the same frame to every joined player but `except` (one counter: no nonce repeats). */
-  broadcast<K extends KindName>(kind: K, payload: Payloads[K], except?: number): void {
-    if (except !== 0) this.ports.localGame?.({ kind, payload } as Message);
-    // No array of targets per message: sealed at the first target, nothing sealed (no counter used) without one.
+  /**
+   * Seals once and writes the same frame to every joined player but `except` (one counter: no nonce repeats), the
+   * host's own game first. A payload that does not fit a frame, measured as it will be sealed, goes to nobody, the
+   * host's game included (logged); false then. Callers that relay a peer's message check the size before they
+   * commit to it (machines/rules/relaySize.ts); this is the last line, so no receiver ever gets a frame it refuses.
+   */
+  broadcast<K extends KindName>(kind: K, payload: Payloads[K], except?: number): boolean {
+    const local = except !== 0 ? this.ports.localGame : undefined;
+    // Sealed once if anyone is connected; without a receiver nothing is sealed (no counter used).
     let frame: Uint8Array | undefined;
-    for (const link of this.links.values()) {
-      if (link.id === except) continue;
-      frame ??= sealedFrame(this.sealer, kind, payload);
-      link.conn.write(frame);
-    }
+    if (this.hasReceiver(except)) {
+      frame = sealedFrame(this.sealer, kind, payload);
+      if (frame === undefined) return this.tooLarge(kind, payload);
+    } else if (local && !fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
+    local?.({ kind, payload } as Message);
+    if (frame) for (const link of this.links.values()) if (link.id !== except) link.conn.write(frame);
+    return true;
   }
 
-  /** To one player; id 0 is the host's own game. */
-  sendTo<K extends KindName>(id: number, kind: K, payload: Payloads[K]): void {
-    if (id === 0) return this.ports.localGame?.({ kind, payload } as Message);
+  private hasReceiver(except: number | undefined): boolean {
+    for (const link of this.links.values()) if (link.id !== except) return true;
+    return false;
+  }
+
+  /** To one player; id 0 is the host's own game. False when the payload does not fit a frame (logged, not sent). */
+  sendTo<K extends KindName>(id: number, kind: K, payload: Payloads[K]): boolean {
+    if (id === 0) {
+      if (!this.ports.localGame) return true;
+      if (!fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
+      this.ports.localGame({ kind, payload } as Message);
+      return true;
+    }
     const link = this.links.get(id);
-    if (link) link.conn.write(sealedFrame(this.sealer, kind, payload));
+    if (!link) return true;
+    const frame = sealedFrame(this.sealer, kind, payload);
+    if (frame === undefined) return this.tooLarge(kind, payload);
+    link.conn.write(frame);
+    return true;
+  }
+
+  private tooLarge(kind: KindName, payload: Payloads[KindName]): false {
+    const bytes = payloadByteLength(kind, payload as never);
+    this.ports.log({ msg: 'message not sent: larger than a frame', kind, bytes, limit: LIMITS.payloadBytes });
+    return false;
   }
 
   /** A message from the host's own game (player 0): trusted like the host, routed like a player's. */

@@ -203,7 +203,12 @@ export class PlayerSession {
   /** Sends a message sealed with our id; false before Welcome or after the end. */
   send<K extends KindName>(kind: K, payload: Payloads[K]): boolean {
     if (!this.sealer || !this.conn || this.conn.closeReason !== undefined) return false;
-    this.conn.write(sealedFrame(this.sealer, kind, payload));
+    const frame = sealedFrame(this.sealer, kind, payload);
+    if (frame === undefined) {
+      this.ports.log({ msg: 'message not sent: larger than a frame', kind });
+      return false;
+    }
+    this.conn.write(frame);
     return true;
   }
 

@@ -43,6 +43,24 @@ function nameTaken(roster: Roster, name: string): boolean {
   return false;
 }
 
+/** The clash form `name#<digits>` at the end of a name. */
+const CLASH_FORM = /#[0-9]+$/u;
+
+/**
+ * The name a joiner is shown by: the requested one while no holder (nor the host) has it case-insensitively,
+ * else `name#id`. A requested name that already ends like a clash form (`Bob#4`) always takes the suffix too
+ * (`Bob#4#2`), so every name ending in `#digits` ends in its own holder's id, which no other player has: no two
+ * players ever share a name, and the result fits the 38 code points a display name may have (32 + `#65534`).
+ * Only the host's own name can still clash with a suffixed form; then a neutral `player#id` (or `guest#id`).
+ */
+export function displayNameFor(roster: Roster, requested: string, id: number): string {
+  if (!CLASH_FORM.test(requested) && !nameTaken(roster, requested)) return requested;
+  for (const candidate of [`${requested}#${id}`, `player#${id}`, `guest#${id}`]) {
+    if (!nameTaken(roster, candidate)) return candidate;
+  }
+  return `#${id}`; // unreachable: the host holds one name, so one of the three is free
+}
+
 /** The spec's detail for `full`: the slot count and how many holders are away (they may return). */
 export function fullDetail(roster: Roster): string {
   let away = 0;
@@ -55,7 +73,7 @@ export function admitPlayer(roster: Roster, requestedName: string): AdmitDecisio
   if (roster.nextId > MAX_PLAYER_ID) return { ok: false, reason: 'full', detail: 'no player ids left in this session' };
   if (roster.players.size + 1 >= roster.maxPlayers) return { ok: false, reason: 'full', detail: fullDetail(roster) };
   const id = roster.nextId;
-  const name = nameTaken(roster, requestedName) ? `${requestedName}#${id}` : requestedName;
+  const name = displayNameFor(roster, requestedName, id);
   const player: RosterEntry = { id, name, state: 'connected', ready: false };
   const players = new Map(roster.players);
   players.set(id, player);

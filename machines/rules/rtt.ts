@@ -5,6 +5,13 @@
 
 export const MAX_UNANSWERED_PINGS = 8;
 export const OFFSET_SAMPLES = 8;
+/**
+ * The largest clock offset the host takes from a Pong's wall clock: ten years in ms. A player's clock may be set
+ * wrong by hours or days; a `w` further off than this (1e308, a negative time) is no clock at all, and an offset
+ * computed from it would poison every later Ping's `off` (a non-finite number has no JSON form). Such a Pong still
+ * measures the round trip; its `w` is ignored.
+ */
+export const MAX_CLOCK_OFFSET_MS = 10 * 365 * 24 * 3600 * 1000;
 
 export interface RttState {
   /** Next ping number to send. */
@@ -48,8 +55,8 @@ export function pongReceived(state: RttState, n: number, now: number, wall?: num
   let samples = state.samples;
   if (wall !== undefined && hostWallAtSend !== undefined) {
     // NTP midpoint: the player answered halfway through the round trip.
-    const offset = wall - (hostWallAtSend + rtt / 2);
-    samples = [...samples, { rtt, offset }].slice(-OFFSET_SAMPLES);
+    const offset = oneDecimal(wall - (hostWallAtSend + rtt / 2));
+    if (Math.abs(offset) <= MAX_CLOCK_OFFSET_MS) samples = [...samples, { rtt, offset }].slice(-OFFSET_SAMPLES);
   }
   return { accepted: true, rtt, state: { ...state, pending, smoothed, samples, lastHeard: now } };
 }

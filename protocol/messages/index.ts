@@ -1,13 +1,14 @@
 // The message layer's entry: kinds, who may send what, payload types and schemas, and the JSON codec
 // (spec: wire-protocol.txt "Who may send what", "Handshake", "Frame"). Import from here.
 
-export { Kind, KIND_NAMES, DIRECTION, kindName, isKindName, isSealedKind, playerMaySend } from './kinds.ts';
+export { Kind, KIND_NAMES, DIRECTION, kindName, isKindName, isSealedKind, playerMaySend, gameMaySend } from './kinds.ts';
 export type { KindName, KindCode } from './kinds.ts';
 export { LIMITS } from './limits.ts';
 export type { DecodeResult, JsonValue, Schema } from './schema.ts';
 export { SCHEMAS } from './table.ts';
 export type { Payloads } from './table.ts';
 export { decodePayload, validatePayload, encodePayload, payloadToJson } from './codec.ts';
+export { payloadByteLength, fitsFrame } from './size.ts';
 export type { ChunkPayload, Hop, Speed } from './payloads/common.ts';
 export { REJECT_REASONS, KICK_REASONS } from './payloads/handshake.ts';
 export type {

@@ -74,6 +74,15 @@ export function playerMaySend(code: number): boolean {
   return Number.isInteger(code) && ((code >= 30 && code <= 41) || (code >= 50 && code <= 53));
 }
 
+/**
+ * Whether a player's GAME may send this kind through the file link: the game kinds 30 to 36 and 50 to 53. Pong 37
+ * and Leave 38 belong to the player's session layer, 39 to 41 to its launcher (spec "Who may send what"); a game
+ * line of any other kind is refused like a player's frame of a kind it may not send.
+ */
+export function gameMaySend(code: number): boolean {
+  return Number.isInteger(code) && ((code >= 30 && code <= 36) || (code >= 50 && code <= 53));
+}
+
 /** Who sends a kind to whom, as the spec's table says it. */
 export const DIRECTION: { readonly [K in KindName]: string } = {
   Challenge: 'host → connection',

@@ -46,6 +46,17 @@ describe('player handshake chart', () => {
     expect(emitted.find((e) => e.type === 'out.ended')).toMatchObject({ reason });
   });
 
+  it('drops a Welcome that comes before our Join, then joins on the Welcome after it', () => {
+    const { actor, emitted } = start();
+    actor.send({ type: 'recv.Welcome', payload: welcome });
+    expect(emitted.filter((e) => e.type === 'out.welcomed')).toHaveLength(0);
+    expect(emitted).toContainEqual({ type: 'out.log', msg: 'Welcome before our Join dropped' });
+    expect(actor.getSnapshot().value).toEqual({ Joining: 'AwaitingChallenge' });
+    actor.send({ type: 'recv.Challenge', payload: challenge() });
+    actor.send({ type: 'recv.Welcome', payload: welcome });
+    expect(emitted.filter((e) => e.type === 'out.welcomed')).toHaveLength(1);
+  });
+
   it('honours a Reject while joining', () => {
     const { actor, emitted } = start();
     actor.send({ type: 'recv.Challenge', payload: challenge() });

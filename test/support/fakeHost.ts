@@ -76,7 +76,9 @@ export class FakeHost {
 
   /** Seals as sender 0 and writes. */
   send<K extends KindName>(kind: K, payload: Payloads[K]): void {
-    this.write(sealedFrame(this.sealer, kind, payload));
+    const frame = sealedFrame(this.sealer, kind, payload);
+    if (!frame) throw new RangeError(`${kind}: larger than a frame`);
+    this.write(frame);
   }
 
   write(bytes: Uint8Array): void {

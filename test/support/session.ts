@@ -192,7 +192,9 @@ export class RawClient {
 
   sealed<K extends KindName>(kind: K, payload: Payloads[K]): Uint8Array {
     if (!this.sealer) throw new Error('not joined');
-    return sealedFrame(this.sealer, kind, payload);
+    const frame = sealedFrame(this.sealer, kind, payload);
+    if (!frame) throw new RangeError(`${kind}: larger than a frame`);
+    return frame;
   }
 
   send<K extends KindName>(kind: K, payload: Payloads[K]): Uint8Array {

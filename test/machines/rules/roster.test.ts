@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as roster from '../../../machines/rules/roster.ts';
+import { validatePayload } from '../../../protocol/messages/index.ts';
 
 describe('roster rules', () => {
   it('hands out ids from 1 in join order and never twice', () => {
@@ -23,6 +24,48 @@ describe('roster rules', () => {
     expect(b.ok && b.player.name).toBe('ALICE#2');
     const h = roster.admitPlayer(r, 'host');
     expect(h.ok && h.player.name).toBe('host#2');
+  });
+
+  it('counts the name#id forms: a chosen "Bob#4" cannot take the name a later clash would get', () => {
+    let r = roster.createRoster('host', 8);
+    const names: string[] = [];
+    for (const name of ['Bob', 'bob#3', 'BOB']) {
+      const d = roster.admitPlayer(r, name);
+      if (!d.ok) throw new Error(name);
+      r = d.roster;
+      names.push(d.player.name);
+    }
+    expect(names).toEqual(['Bob', 'bob#3#2', 'BOB#3']);
+    const first = roster.admitPlayer(roster.createRoster('Anna#2', 8), 'anna');
+    if (!first.ok) throw new Error('anna');
+    expect(first.player.name).toBe('anna');
+    const second = roster.admitPlayer(first.roster, 'Anna'); // Anna#2 is the host's name
+    expect(second.ok && second.player.name).toBe('player#2');
+  });
+
+  it('never gives two holders the same name (case-insensitively), and every name is a valid display name', () => {
+    const part = fc.constantFrom('a', 'A', 'b', '#', '1', '2', '#1', '#2', 'é', 'É', 'player', 'x'.repeat(30));
+    const requested = fc.array(part, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('').slice(0, 32));
+    const ops = fc.array(fc.record({ name: requested, leave: fc.boolean() }), { minLength: 1, maxLength: 40 });
+    const hostName = fc.constantFrom('host', 'a#2', 'player#3', 'A');
+    let clashes = 0;
+    fc.assert(
+      fc.property(hostName, ops, (host, list) => {
+        let r = roster.createRoster(host, 64);
+        for (const { name, leave } of list) {
+          const d = roster.admitPlayer(r, name);
+          if (!d.ok) continue;
+          r = d.roster;
+          if (d.player.name !== name) clashes++;
+          const held = [host, ...[...r.players.values()].map((p) => p.name)].map((n) => n.toLocaleLowerCase('en-US'));
+          expect(new Set(held).size).toBe(held.length);
+          expect(validatePayload('PlayerJoined', { player: { id: d.player.id, name: d.player.name, ready: false } }).ok).toBe(true);
+          if (leave) r = roster.releaseSlot(r, d.player.id);
+        }
+      }),
+      { seed: 7, numRuns: 300 },
+    );
+    expect(clashes).toBeGreaterThan(100); // the clash forms were reached, not only fresh names
   });
 
   it('counts the host game in maxPlayers and names the away players in full', () => {

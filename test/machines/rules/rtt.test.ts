@@ -1,6 +1,7 @@
 // RTT smoothing and clock offsets (spec "Ping and round-trip time", "Latency stamps").
 import { describe, expect, it } from 'vitest';
-import { clockOffset, createRtt, MAX_UNANSWERED_PINGS, oneDecimal, pingSent, pongReceived } from '../../../machines/rules/rtt.ts';
+import { clockOffset, createRtt, MAX_CLOCK_OFFSET_MS, MAX_UNANSWERED_PINGS, oneDecimal, pingSent, pongReceived } from '../../../machines/rules/rtt.ts';
+import { validatePayload } from '../../../protocol/messages/index.ts';
 
 describe('rtt rules', () => {
   it('first sample sets the value, each later one moves it a quarter of the way', () => {
@@ -11,6 +12,30 @@ describe('rtt rules', () => {
     sent = pingSent(r.state, 1000);
     r = pongReceived(sent.state, sent.n, 1020);
     expect(r.accepted && r.state.smoothed).toBe(100 + (20 - 100) / 4);
+  });
+
+  it.each([1e308, -1e308, 0, -1, Number.MAX_SAFE_INTEGER, 2 ** 53 * 1e10])(
+    'measures the round trip of a Pong with wall clock %d but takes no offset from it; the next Ping stays valid',
+    (w) => {
+      const hostWall = 1_790_000_000_000;
+      const sent = pingSent(createRtt(0), 0);
+      const r = pongReceived(sent.state, sent.n, 40, w, hostWall);
+      expect(r.accepted && r.rtt).toBe(40);
+      expect(clockOffset(r.state)).toBeUndefined();
+      const off = clockOffset(r.state);
+      const ping = { n: 2, rtt: { 0: 0, 1: oneDecimal(r.state.smoothed!) }, ...(off === undefined ? {} : { off: { 1: off } }) };
+      expect(validatePayload('Ping', ping).ok).toBe(true);
+    },
+  );
+
+  it('takes the offset of a clock that is days off, up to ten years', () => {
+    const hostWall = 1_790_000_000_000;
+    const sent = pingSent(createRtt(0), 0);
+    const threeDays = 3 * 24 * 3600 * 1000;
+    const r = pongReceived(sent.state, sent.n, 40, hostWall + 20 + threeDays, hostWall);
+    expect(clockOffset(r.state)).toBe(threeDays);
+    const far = pongReceived(pingSent(createRtt(0), 0).state, 1, 40, hostWall + 20 + MAX_CLOCK_OFFSET_MS + 1, hostWall);
+    expect(clockOffset(far.state)).toBeUndefined();
   });
 
   it('ignores a Pong that was never sent or already answered', () => {
