@@ -6,6 +6,7 @@ import { and, assign, emit, enqueueActions, raise, setup } from 'xstate';
 import { joinGame, sessionPayloadOf, stalledIds } from './rules/lockstep.ts';
 import type { FlushedPauseAction } from './rules/lockstep.ts';
 import type { LockstepContext } from './lockstepContext.ts';
+import { clockRefusal, helloRefusal, stampRefusal } from './rules/screen.ts';
 import * as steps from './rules/lockstepSteps.ts';
 import type { Step } from './rules/lockstepSteps.ts';
 import { SPEEDS } from './rules/lockstepTypes.ts';
@@ -102,6 +103,10 @@ export const lockstepMachine = setup({
     fromOutsider: ({ context }, p: { from: number }) => context.games[p.from]?.hasWorld === false,
     isPauseAction: (_, p: { payload: ActionPayload }) => p.payload.pause === true,
     hasNoStamp: (_, p: { payload: ActionPayload }) => p.payload.stamp === undefined,
+    helloRefused: (_, p: { payload: HelloPayload }) => helloRefusal(p.payload) !== undefined,
+    clockRefused: (_, p: { payload: ClockPayload }) => clockRefusal(p.payload) !== undefined,
+    stampRefused: ({ context }, p: { from: number; payload: ActionPayload }) =>
+      stampRefusal(context.games[p.from], p.payload) !== undefined,
     belowStallPromise: ({ context }, p: { from: number; payload: ActionPayload }) => {
       const mark = context.games[p.from]?.stalled;
       return mark !== undefined && (p.payload.stamp ?? 0) < mark.promise;
@@ -187,8 +192,42 @@ export const lockstepMachine = setup({
     'permissions.changed': {
       actions: ['observeNow', { type: 'setPermissions', params: ({ event }) => ({ permissions: event.permissions }) }],
     },
-    'recv.Hello': { actions: ['observeNow', { type: 'takeHello', params: ({ event }) => event }] },
-    'recv.Clock': { actions: ['observeNow', { type: 'takeClock', params: ({ event }) => event }] },
+    'recv.Hello': [
+      {
+        guard: { type: 'helloRefused', params: ({ event }) => event },
+        actions: [
+          'observeNow',
+          {
+            type: 'logOnce',
+            params: ({ event }) => ({
+              key: `hello-refused:${event.from}`,
+              msg: 'hello refused: time out of range',
+              from: event.from,
+              why: helloRefusal(event.payload),
+            }),
+          },
+        ],
+      },
+      { actions: ['observeNow', { type: 'takeHello', params: ({ event }) => event }] },
+    ],
+    'recv.Clock': [
+      {
+        guard: { type: 'clockRefused', params: ({ event }) => event },
+        actions: [
+          'observeNow',
+          {
+            type: 'logOnce',
+            params: ({ event }) => ({
+              key: `clock-refused:${event.from}`,
+              msg: 'clock refused: time out of range',
+              from: event.from,
+              why: clockRefusal(event.payload),
+            }),
+          },
+        ],
+      },
+      { actions: ['observeNow', { type: 'takeClock', params: ({ event }) => event }] },
+    ],
     'recv.Action': [
       {
         guard: { type: 'fromStranger', params: ({ event }) => event },
@@ -236,6 +275,16 @@ export const lockstepMachine = setup({
           {
             type: 'vetoAction',
             params: ({ event }) => veto(event, 'stamped below the host promise for the stalled game'),
+          },
+        ],
+      },
+      {
+        guard: { type: 'stampRefused', params: ({ event }) => event },
+        actions: [
+          'observeNow',
+          {
+            type: 'vetoAction',
+            params: ({ context, event }) => veto(event, stampRefusal(context.games[event.from], event.payload)!),
           },
         ],
       },

@@ -35,15 +35,17 @@ export function leaveGame(games: Games, id: number): Games {
  * becomes an outsider (until the resync round, which is not built yet, loads the session's world into it); the
  * host's own game holds the session's world by definition.
  */
-export function helloGame(games: Games, id: number, started: boolean, now: number): Games {
+export function helloGame(games: Games, id: number, started: boolean, now: number, time?: number): Games {
   const game = games[id];
   if (game === undefined) return games;
-  const { clock: _old, stalled: _mark, ...rest } = game;
-  return { ...games, [id]: { ...rest, ready: true, hasWorld: id === 0 || !started, advancedAt: now } };
+  const { clock: _old, stalled: _mark, bestSafe: _promise, bestT: _best, ...rest } = game;
+  const best = time === undefined ? {} : { bestT: time };
+  return { ...games, [id]: { ...rest, ...best, ready: true, hasWorld: id === 0 || !started, advancedAt: now } };
 }
 
 /**
- * Stores a game's Clock with the host's clock at arrival. Its t advanced when it is past the last one. A stall
+ * Stores a game's Clock with the host's clock at arrival. Its t advanced when it is past the furthest one it has
+ * reported (a clock that goes back and forth does not advance). Its promise is the highest `safe` so far. A stall
  * mark ends when the clock reaches the host's promise (`cleared`).
  */
 export function storeClock(
@@ -54,9 +56,12 @@ export function storeClock(
 ): { games: Games; cleared: boolean } {
   const game = games[id];
   if (game === undefined) return { games, cleared: false };
-  const advanced = game.clock === undefined || payload.t > game.clock.t;
+  const best = game.bestT ?? game.clock?.t;
+  const advanced = best === undefined || payload.t > best;
   const clock = { ...payload, receivedAt: now };
-  const next: GameView = { ...game, clock, advancedAt: advanced ? now : game.advancedAt };
+  const next: GameView = { ...game, clock, advancedAt: advanced ? now : game.advancedAt, bestT: Math.max(best ?? 0, payload.t) };
+  const bestSafe = Math.max(game.bestSafe ?? 0, payload.safe ?? 0);
+  if (payload.safe !== undefined || game.bestSafe !== undefined) next.bestSafe = bestSafe;
   if (!reachedPromise(next)) return { games: { ...games, [id]: next }, cleared: false };
   const { stalled: _ended, ...unmarked } = next;
   return { games: { ...games, [id]: unmarked }, cleared: true };

@@ -20,7 +20,9 @@ import { leadFor, nextLead } from './lead.ts';
 import { pauseAtFor, startCheck } from './lockstep.ts';
 import type { StartCheck } from './lockstep.ts';
 import type { ActionPayload, ClockPayload, HelloPayload, Hop, PeerClockPayload, Speed } from './lockstepTypes.ts';
-import { createPauseOrder, flushPauseOrder, flushReady, flushStamp, holdPauseAction } from './pauseOrder.ts';
+import { createPauseOrder, flushPauseOrder, flushReady, flushStamp, holdPauseAction, holdRefusal } from './pauseOrder.ts';
+import { payloadByteLength } from '../../protocol/messages/index.ts';
+import { LIMITS } from '../../protocol/messages/index.ts';
 import { hostVeto, peerClockOf, relayedAction, sessionPayloadOf } from './relay.ts';
 import { updateStalls } from './stall.ts';
 import { futureStamp, maxClock } from './stamps.ts';
@@ -114,7 +116,7 @@ function stranger(context: Ctx, from: number): Step {
 export function onHello(context: Ctx, from: number, payload: HelloPayload): Step {
   const game = context.games[from];
   if (game === undefined) return stranger(context, from);
-  const games = helloGame(context.games, from, context.session.started, context.now);
+  const games = helloGame(context.games, from, context.session.started, context.now, payload.time);
   const out: Out[] = [log({ msg: 'game said hello', from, time: payload.time })];
   if (!games[from]!.hasWorld) {
     out.push(log({ msg: 'game is an outsider until a resync round loads the session world', from }));
@@ -151,10 +153,16 @@ export function onClock(context: Ctx, from: number, payload: ClockPayload, wall:
   return step({ games }, out);
 }
 
-/** An ordinary Action: to all but the origin with from, allowed and category; the first forbidden one is logged. */
+/**
+ * An ordinary Action: to all but the origin with from, allowed and category; the first forbidden one is logged.
+ * Its size is measured as it will be relayed (the host writes the game's numbers in their shortest form and adds
+ * fields): one that does not fit a frame is refused on every game, its origin included, and relayed to nobody.
+ */
 export function onAction(context: Ctx, from: number, payload: ActionPayload, wall: number | undefined): Step {
   const hop = hopFor(context, from, payload.hop, wall);
   const relayed = relayedAction(payload, from, context.permissions, hop, payload.stamp ?? 0);
+  const bytes = payloadByteLength('Action', relayed);
+  if (bytes > LIMITS.payloadBytes) return onVeto(context, from, payload.seq, `larger than a frame as relayed (${bytes} bytes)`);
   const sent: Out = { type: 'send.Action', to: 'allBut', except: from, payload: relayed };
   if (relayed.allowed) return step({}, [sent]);
   const entry = { msg: 'forbidden action relayed', from, category: relayed.category };
@@ -169,11 +177,24 @@ export function onVeto(context: Ctx, from: number, seq: number, why: string): St
   return step({}, [sent, log({ msg: 'action refused', from, seq, why })]);
 }
 
-/** A pause action: the next pauseSeq, held until a flush. */
+/**
+ * Room for the fields a flush adds to a held pause action (stamp, pauseSeq, pauseUpto), each at its widest
+ * (a safe integer of 16 digits): `,"stamp":` … is at most 96 bytes for the three.
+ */
+const FLUSH_FIELDS_BYTES = 96;
+
+/**
+ * A pause action: the next pauseSeq, held until a flush. Refused on every game instead when it would not fit a
+ * frame once flushed, or the pause order holds its bound (pauseOrder.ts: per game, in all, in bytes).
+ */
 export function onPauseAction(context: Ctx, from: number, payload: ActionPayload, wall: number | undefined): Step {
   const hop = hopFor(context, from, payload.hop, wall);
   const { stamp: _none, ...action } = relayedAction(payload, from, context.permissions, hop, 0);
-  const { order, item } = holdPauseAction(context.pauseOrder, action);
+  const bytes = payloadByteLength('Action', { ...action, stamp: 0 }) + FLUSH_FIELDS_BYTES;
+  if (bytes > LIMITS.payloadBytes) return onVeto(context, from, payload.seq, `larger than a frame as relayed (${bytes} bytes)`);
+  const full = holdRefusal(context.pauseOrder, from, bytes);
+  if (full !== undefined) return onVeto(context, from, payload.seq, full);
+  const { order, item } = holdPauseAction(context.pauseOrder, action, bytes);
   const held = log({ msg: 'pause action held', from, seq: payload.seq, pauseSeq: item.pauseSeq });
   return step({ pauseOrder: order }, [held]);
 }

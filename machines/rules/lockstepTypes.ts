@@ -65,4 +65,8 @@ export interface GameView {
   /** The host's clock when its `t` last moved forward (or when running time started counting). */
   advancedAt: number;
   stalled?: StallMark;
+  /** The furthest `t` it has reported since its Hello (the Hello's time first): a clock advances only past it. */
+  bestT?: number;
+  /** The highest `safe` it has sent since its Hello: its promise, which never goes down within one world. */
+  bestSafe?: number;
 }

@@ -15,21 +15,44 @@ export interface PauseOrder {
   nextSeq: number;
   /** Held items, in pauseSeq order. */
   held: readonly HeldPauseAction[];
+  /** The payload bytes of the held items as they will be relayed (docs/SECURITY.md "What the host holds"). */
+  heldBytes: number;
   /** The previous flush's stamp: no flush is stamped below it. */
   floor: number | undefined;
 }
 
+/**
+ * What the pause order holds at most while the session stands still: 64 items of one player, 512 in all, and
+ * 4 MiB of payload. A flush writes every held item to every game at once; 4 MiB stays well inside a receiver's
+ * 8 MiB write queue, so a flush never closes an honest receiver with `write-timeout`.
+ */
+export const MAX_HELD_PER_PLAYER = 64;
+export const MAX_HELD = 512;
+export const MAX_HELD_BYTES = 4 * 1024 * 1024;
+
 export function createPauseOrder(): PauseOrder {
-  return { nextSeq: 1, held: [], floor: undefined };
+  return { nextSeq: 1, held: [], heldBytes: 0, floor: undefined };
 }
 
-/** Gives a pause action the next pauseSeq and holds it. */
+/** Why one more pause action of `from`, of `bytes` as relayed, cannot be held; undefined when it can. */
+export function holdRefusal(order: PauseOrder, from: number, bytes: number): string | undefined {
+  if (order.held.length >= MAX_HELD) return `the pause order already holds ${MAX_HELD} actions`;
+  let mine = 0;
+  for (const item of order.held) if (item.from === from) mine++;
+  if (mine >= MAX_HELD_PER_PLAYER) return `the pause order already holds ${MAX_HELD_PER_PLAYER} actions of this game`;
+  if (order.heldBytes + bytes > MAX_HELD_BYTES) return `the pause order already holds ${MAX_HELD_BYTES} bytes`;
+  return undefined;
+}
+
+/** Gives a pause action the next pauseSeq and holds it (`bytes`: its size as relayed, for the bound). */
 export function holdPauseAction(
   order: PauseOrder,
   action: Omit<HeldPauseAction, 'pause' | 'pauseSeq'>,
+  bytes = 0,
 ): { order: PauseOrder; item: HeldPauseAction } {
   const item: HeldPauseAction = { ...action, pause: true, pauseSeq: order.nextSeq };
-  return { order: { ...order, nextSeq: order.nextSeq + 1, held: [...order.held, item] }, item };
+  const heldBytes = order.heldBytes + bytes;
+  return { order: { ...order, nextSeq: order.nextSeq + 1, held: [...order.held, item], heldBytes }, item };
 }
 
 export type FlushReadiness = { ready: true; furthestStop: number } | { ready: false; waitingFor: number[] };
@@ -60,5 +83,5 @@ export function flushPauseOrder(
   const last = order.held.at(-1);
   if (last === undefined) return { order, items: [] };
   const items = order.held.map((item) => ({ ...item, stamp, pauseUpto: last.pauseSeq }));
-  return { order: { ...order, held: [], floor: flushStamp(stamp, order.floor) }, items };
+  return { order: { ...order, held: [], heldBytes: 0, floor: flushStamp(stamp, order.floor) }, items };
 }

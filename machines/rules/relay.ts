@@ -26,7 +26,9 @@ export function peerClockOf(game: GameView, hop: Hop | undefined): PeerClockPayl
     out.stalled = true;
   } else {
     if (clock.need !== undefined) out.need = clock.need;
-    if (clock.safe !== undefined) out.safe = clock.safe;
+    // The promise relayed is the highest the game has made in this world: a clock that goes back cannot lower it.
+    const safe = game.bestSafe ?? clock.safe;
+    if (safe !== undefined) out.safe = safe;
   }
   if (clock.pause !== undefined) out.pause = clock.pause;
   if (hop !== undefined) out.hop = hop;

@@ -1,7 +1,7 @@
 // Test harness for the host lockstep chart (machines/lockstep.ts): an actor on a SimulatedClock, every emitted
 // event recorded in order, and helpers that bring games to a clock the way the actor would feed them.
 import { SimulatedClock, createActor } from 'xstate';
-import { lockstepMachine } from '../../machines/lockstep.ts';
+import { lockstepMachine, sessionOf } from '../../machines/lockstep.ts';
 import type { LockstepEmitted, LockstepEvent, LockstepInput } from '../../machines/lockstep.ts';
 import type { ClockPayload } from '../../protocol/messages/index.ts';
 
@@ -31,6 +31,8 @@ export function startHost(input: LockstepInput = {}) {
       return out.splice(0).filter((e): e is Sent => e.type.startsWith('send.'));
     },
     value: () => actor.getSnapshot().value,
+    /** The Session Welcome would carry now. */
+    sessionNow: () => sessionOf(actor.getSnapshot().context),
     context: () => actor.getSnapshot().context,
     /** A game's Clock with sensible defaults: ahead 2, safe = t + 2 steps. */
     clockOf(from: number, t: number, now: number, extra: Partial<ClockPayload> = {}) {

@@ -60,7 +60,7 @@ describe('flushPauseOrder', () => {
       { ...action(1, 1), pause: true, pauseSeq: 1, stamp: 2000, pauseUpto: 2 },
       { ...action(2, 1), pause: true, pauseSeq: 2, stamp: 2000, pauseUpto: 2 },
     ]);
-    expect(after).toEqual({ nextSeq: 3, held: [], floor: 2000 });
+    expect(after).toEqual({ nextSeq: 3, held: [], heldBytes: 0, floor: 2000 });
   });
 
   it('is a no-op with nothing held', () => {
