@@ -31,8 +31,8 @@ export type HostHandshakeEvent =
   | { type: 'conn.closed'; reason: string }
   /** The session seated the player. */
   | { type: 'admit.accept'; you: number }
-  /** The session has no slot (or no id) left. */
-  | { type: 'admit.refuse'; reason: 'full'; detail: string };
+  /** The session has no slot (or no id) left (`full`), or this address joined too often (`flood`). */
+  | { type: 'admit.refuse'; reason: 'full' | 'flood'; detail: string };
 
 export type HostHandshakeEmitted =
   | { type: 'send.Challenge'; payload: Payloads['Challenge'] }

@@ -22,7 +22,7 @@ export interface HandshakeDeps {
   mods: ModEntry[] | undefined;
   joinDeadlineMs: number;
   /** Seats the player: its id, or why not (full). */
-  admit(name: string): { ok: true; you: number } | { ok: false; detail: string };
+  admit(name: string): { ok: true; you: number } | { ok: false; reason: 'full' | 'flood'; detail: string };
   /** The handshake ended with a Welcome to give. */
   welcomed(you: number): void;
   /** The handshake ended (welcomed, rejected or closed). */
@@ -50,7 +50,7 @@ export function createHandshake(conn: Connection, deps: HandshakeDeps): Handshak
   actor.on('out.log', ({ type: _type, ...entry }) => deps.log(entry));
   actor.on('out.admit', (e) => {
     const seat = deps.admit(e.join.name);
-    actor.send(seat.ok ? { type: 'admit.accept', you: seat.you } : { type: 'admit.refuse', reason: 'full', detail: seat.detail });
+    actor.send(seat.ok ? { type: 'admit.accept', you: seat.you } : { type: 'admit.refuse', reason: seat.reason, detail: seat.detail });
   });
   actor.subscribe({
     complete: () => {

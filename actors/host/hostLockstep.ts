@@ -7,6 +7,7 @@ import { lockstepMachine, sessionOf } from '../../machines/lockstep.ts';
 import type { Speed } from '../../protocol/messages/index.ts';
 import type { Clock, LogFn } from '../ports.ts';
 import type { HostSession } from './hostSession.ts';
+import { guarded, stackOf } from '../supervise.ts';
 
 export interface HostLockstepOptions {
   /** How often the chart is ticked (stall checks, pause-order flushes), ms. */
@@ -16,6 +17,8 @@ export interface HostLockstepOptions {
   clockIntervalMs?: number;
   /** False for a relay-only host: no game of its own to wait for at the start. */
   hostGame?: boolean;
+  /** The lockstep chart failed (a fault of ours): the session cannot go on. */
+  onFailure?: (err: unknown) => void;
 }
 
 export interface HostLockstep {
@@ -47,15 +50,26 @@ export function attachLockstep(
     },
   });
   let waitingReason: string | undefined;
-  actor.on('send.Session', (e) => host.broadcast('Session', e.payload));
-  actor.on('send.PeerClock', (e) => host.broadcast('PeerClock', e.payload, e.except));
-  actor.on('send.Action', (e) => (e.to === 'all' ? host.broadcast('Action', e.payload) : host.broadcast('Action', e.payload, e.except)));
-  actor.on('send.BuildVeto', (e) => host.broadcast('BuildVeto', e.payload));
-  actor.on('out.waiting', (e) => {
+  // Every listener is guarded: XState rethrows a listener's throw on a timer, which would end the process.
+  const on = <T extends Parameters<typeof actor.on>[0]>(type: T, fn: Parameters<typeof actor.on<T>>[1]) =>
+    actor.on(type, guarded(log, `lockstep ${type}`, fn as (e: unknown) => void));
+  on('send.Session', (e) => host.broadcast('Session', e.payload));
+  on('send.PeerClock', (e) => host.broadcast('PeerClock', e.payload, e.except));
+  on('send.Action', (e) => (e.to === 'all' ? host.broadcast('Action', e.payload) : host.broadcast('Action', e.payload, e.except)));
+  on('send.BuildVeto', (e) => host.broadcast('BuildVeto', e.payload));
+  on('out.waiting', (e) => {
     if (e.reason !== waitingReason) log({ msg: 'session start waits', reason: e.reason });
     waitingReason = e.reason;
   });
-  actor.on('out.log', ({ type: _type, ...entry }) => log(entry));
+  on('out.log', ({ type: _type, ...entry }) => log(entry));
+  // The chart failing is our bug, not a peer's: the session cannot go on without it. Logged with the stack; the
+  // launcher is told (onFailure) and ends the session with one clear line.
+  actor.subscribe({
+    error: (err) => {
+      log({ msg: 'lockstep failed', stack: stackOf(err) });
+      options.onFailure?.(err);
+    },
+  });
 
   const off = host.on((n) => {
     const now = clock.now();

@@ -19,6 +19,8 @@ import { Opener, Sealer } from '../../protocol/seal.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
 import { allows, EVERYONE, permissionsMessage, type Permissions } from '../../machines/rules/permissions.ts';
 import * as roster from '../../machines/rules/roster.ts';
+import { createJoinRate, takeJoin } from '../../machines/rules/joinRate.ts';
+import { guarded, stackOf } from '../supervise.ts';
 import { oneDecimal } from '../../machines/rules/rtt.ts';
 import type { Connection, Listener, ViolationReason } from '../ports.ts';
 import { openMessage, sealedFrame, type Message } from '../wire.ts';
@@ -43,6 +45,10 @@ export class HostSession {
   /** Connection id → the player id bound to it once joined (sender binding). */
   private readonly playerOfConn = new Map<number, number>();
   private readonly listeners = new Set<(notice: HostNotice) => void>();
+  /** pingAll, supervised: a throw in a timer callback would end the process. */
+  private readonly guardedPing: () => void;
+  /** Joins per address key (ids are finite: machines/rules/joinRate.ts). */
+  private readonly joinRate = createJoinRate();
   /** Connections whose internal error is being handled (the first fault is the one logged). */
   private readonly faulted = new Set<number>();
   private pingTimer: unknown;
@@ -62,6 +68,7 @@ export class HostSession {
       silenceMs: options.silenceMs ?? 10_000 + 3 * pingIntervalMs,
     };
     this.ports = ports;
+    this.guardedPing = guarded(ports.log, 'ping', () => this.pingAll());
     const aead = ports.crypto.aesGcm(options.key);
     this.sealer = new Sealer(aead, HOST_SENDER);
     this.opener = new Opener(aead);
@@ -128,6 +135,9 @@ export class HostSession {
       mods: this.options.mods,
       joinDeadlineMs: this.options.joinDeadlineMs,
       admit: (name) => {
+        if (!takeJoin(this.joinRate, conn.addressKey, this.ports.clock.now())) {
+          return { ok: false, reason: 'flood', detail: 'too many joins from this address; try again in a minute' };
+        }
         const decision = roster.admitPlayer(this.roster, name);
         if (!decision.ok) return decision;
         this.roster = decision.roster;
@@ -184,7 +194,7 @@ export class HostSession {
     if (this.faulted.has(conn.id)) return;
     this.faulted.add(conn.id);
     const id = this.playerOfConn.get(conn.id);
-    const stack = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    const stack = stackOf(err);
     this.ports.log({ msg: 'internal error', conn: conn.id, ...(id === undefined ? {} : { player: id }), while: what, stack });
     try {
       if (id !== undefined && this.links.has(id)) this.kick(id, 'internal-error', 'the host failed to handle a message');
@@ -327,13 +337,11 @@ export class HostSession {
     this.ports.log({ msg: 'player away', id, name: entry.name, reason, holdMs: this.options.reconnectWindowMs });
     this.notify({ type: 'left', id, name: entry.name, away: true });
     this.notifyRoster();
-    this.awayTimers.set(
-      id,
-      this.ports.clock.setTimeout(() => {
-        this.awayTimers.delete(id);
-        if (this.roster.players.get(id)?.state === 'away') this.release(id, 'reconnect window ended');
-      }, this.options.reconnectWindowMs),
-    );
+    const windowEnded = guarded(this.ports.log, 'reconnect window', () => {
+      this.awayTimers.delete(id);
+      if (this.roster.players.get(id)?.state === 'away') this.release(id, 'reconnect window ended');
+    });
+    this.awayTimers.set(id, this.ports.clock.setTimeout(windowEnded, this.options.reconnectWindowMs));
   }
 
   private clearAwayTimer(id: number): void {
@@ -346,7 +354,7 @@ export class HostSession {
 
   private schedulePing(): void {
     this.pingTimer = this.ports.clock.setTimeout(() => {
-      this.pingAll();
+      this.guardedPing();
       if (!this.stopped) this.schedulePing();
     }, this.options.pingIntervalMs);
   }

@@ -14,6 +14,7 @@ import type { Permissions } from '../../machines/rules/permissions.ts';
 import type { ModEntry } from '../host/mods.ts';
 import { FEVERLINK3_VERSION } from '../host/hostSession.ts';
 import type { Clock, Connection, LogFn } from '../ports.ts';
+import { guarded, stackOf } from '../supervise.ts';
 import { decodeMessage, openMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
 
 export interface PlayerOptions {
@@ -59,6 +60,9 @@ export class PlayerSession {
   you: number | undefined;
   /** Frames dropped: not from sender 0, unsealed after Welcome, failed to open or decode. */
   droppedFrames = 0;
+  /** Causes of dropped frames already logged (cause:kind; at most 256 remembered). */
+  private readonly loggedDrops = new Set<string>();
+  private faulted = false;
 
   constructor(options: PlayerOptions, ports: PlayerPorts) {
     this.options = options;
@@ -79,10 +83,20 @@ export class PlayerSession {
         }),
       },
     });
-    this.handshake.on('send.Join', (e) => this.conn?.write(unsealedFrame('Join', e.payload)));
-    this.handshake.on('out.welcomed', (e) => this.welcomed(e.welcome));
-    this.handshake.on('out.ended', (e) => this.ended(e.reason, e.detail));
-    this.handshake.on('out.log', ({ type: _type, ...entry }) => ports.log(entry));
+    // Guarded: XState rethrows a listener's throw on a timer, which would end the process.
+    this.handshake.on('send.Join', guarded(ports.log, 'send Join', (e) => this.conn?.write(unsealedFrame('Join', e.payload))));
+    this.handshake.on('out.welcomed', guarded(ports.log, 'welcome', (e) => this.welcomed(e.welcome)));
+    this.handshake.on('out.ended', guarded(ports.log, 'end', (e) => this.ended(e.reason, e.detail)));
+    this.handshake.on('out.log', guarded(ports.log, 'log', ({ type: _type, ...entry }) => ports.log(entry)));
+    this.handshake.subscribe({ error: (err) => this.internalError(err, 'handshake') });
+  }
+
+  /** A fault of ours while handling what the host sent: logged once with the stack; this connection ends. */
+  private internalError(err: unknown, what: string): void {
+    if (this.faulted) return;
+    this.faulted = true;
+    this.ports.log({ msg: 'internal error', while: what, stack: stackOf(err) });
+    this.conn?.close('internal-error');
   }
 
   on(listener: (notice: PlayerNotice) => void): () => void {
@@ -93,9 +107,18 @@ export class PlayerSession {
   /** Runs the session over a connected transport. */
   connect(conn: Connection): void {
     this.conn = conn;
-    conn.onFrame((frame) => this.frame(frame));
-    conn.onViolation((reason) => conn.close(reason));
-    conn.onClose((reason) => this.handshake.send({ type: 'conn.closed', reason }));
+    const supervised =
+      <A>(what: string, fn: (arg: A) => void) =>
+      (arg: A) => {
+        try {
+          fn(arg);
+        } catch (err) {
+          this.internalError(err, what);
+        }
+      };
+    conn.onFrame(supervised('frame', (frame: Frame) => this.frame(frame)));
+    conn.onViolation(supervised('violation', (reason: string) => conn.close(reason)));
+    conn.onClose(supervised('close', (reason: string) => this.handshake.send({ type: 'conn.closed', reason })));
     this.handshake.start();
   }
 
@@ -126,6 +149,10 @@ export class PlayerSession {
 
   private drop(msg: string, kind: number): void {
     this.droppedFrames++;
+    // Logged once per cause and kind: anyone on the path can write frames, and each would be a line.
+    const key = `${msg}:${kind}`;
+    if (this.loggedDrops.has(key)) return;
+    if (this.loggedDrops.size < 256) this.loggedDrops.add(key);
     this.ports.log({ msg, kind });
   }
 
