@@ -2,6 +2,7 @@
 // permissions (machines/lockstep.ts holds the chart, its input and its events).
 import type { Games, PauseOrder, SessionState } from './rules/lockstep.ts';
 import type { PermissionsPayload, Speed } from './rules/lockstepTypes.ts';
+import type { InFlight } from './rules/inFlight.ts';
 
 export interface LockstepSession extends SessionState {
   /** The session has run since it started (a pause in a never-ran session stops at the host's game's t). */
@@ -29,6 +30,8 @@ export interface LockstepContext {
   hostGame: boolean;
   /** SpeedRequests dropped per player (not in the speed set). */
   droppedSpeedRequests: Readonly<Record<number, number>>;
+  /** The stamps of the relayed Actions no game is known to have passed, per origin (rules/inFlight.ts). */
+  inFlight: InFlight;
   /** Keys of the log lines written once. */
   loggedOnce: readonly string[];
 }

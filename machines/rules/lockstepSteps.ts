@@ -22,6 +22,7 @@ import type { StartCheck } from './lockstep.ts';
 import type { ActionPayload, ClockPayload, HelloPayload, Hop, PeerClockPayload, Speed } from './lockstepTypes.ts';
 import { createPauseOrder, flushPauseOrder, flushReady, flushStamp, holdPauseAction, holdRefusal } from './pauseOrder.ts';
 import { payloadByteLength } from '../../protocol/messages/index.ts';
+import { inFlightRefusal, record, settle } from './inFlight.ts';
 import { LIMITS } from '../../protocol/messages/index.ts';
 import { hostVeto, peerClockOf, relayedAction, sessionPayloadOf } from './relay.ts';
 import { updateStalls } from './stall.ts';
@@ -61,6 +62,7 @@ export function createLockstepContext(input: LockstepInput | undefined): Lockste
     hostName: input?.hostName ?? 'host',
     hostGame: input?.hostGame ?? true,
     droppedSpeedRequests: {},
+    inFlight: {},
     loggedOnce: [],
   };
 }
@@ -163,11 +165,15 @@ export function onAction(context: Ctx, from: number, payload: ActionPayload, wal
   const relayed = relayedAction(payload, from, context.permissions, hop, payload.stamp ?? 0);
   const bytes = payloadByteLength('Action', relayed);
   if (bytes > LIMITS.payloadBytes) return onVeto(context, from, payload.seq, `larger than a frame as relayed (${bytes} bytes)`);
+  const settled = settle(context.inFlight, slowestTime(context.games));
+  const crowded = inFlightRefusal(settled.inFlight, settled.total, from);
+  if (crowded !== undefined) return { ...onVeto(context, from, payload.seq, crowded), patch: { inFlight: settled.inFlight } };
+  const inFlight = record(settled.inFlight, from, relayed.stamp);
   const sent: Out = { type: 'send.Action', to: 'allBut', except: from, payload: relayed };
-  if (relayed.allowed) return step({}, [sent]);
+  if (relayed.allowed) return step({ inFlight }, [sent]);
   const entry = { msg: 'forbidden action relayed', from, category: relayed.category };
   const once = logOnce(context, `forbidden:${from}:${relayed.category}`, entry);
-  return step(once.patch, [sent, ...once.out]);
+  return step({ ...once.patch, inFlight }, [sent, ...once.out]);
 }
 
 /** The host refuses `from:seq` on every game, its origin included (an outsider's, or stamped below a promise). */
@@ -204,9 +210,28 @@ export function flushAt(context: Ctx, furthest: number): Step {
   const stamp = flushStamp(furthest, context.pauseOrder.floor);
   const { order, items } = flushPauseOrder(context.pauseOrder, stamp);
   if (items.length === 0) return step();
+  // Flushed items wait in every game's queue too (the pause order bounds how many: pauseOrder.ts).
+  let inFlight = context.inFlight;
+  for (const item of items) inFlight = record(inFlight, item.from, stamp);
   const out: Out[] = items.map((payload) => ({ type: 'send.Action', to: 'all', payload }));
   out.push(log({ msg: 'pause order flushed', stamp, pauseUpto: items.at(-1)!.pauseUpto, items: items.length }));
-  return step({ pauseOrder: order }, out);
+  return step({ pauseOrder: order, inFlight }, out);
+}
+
+/**
+ * The time every game of the session's world is known to have reached: the lowest reported time (Clock, or the
+ * Hello's) of the ready games with the session's world. A stalled game is left out: counting it would let one
+ * frozen game refuse everybody's actions; its own queue may then fill, and its world is the one that parts.
+ * Nothing is held: +∞.
+ */
+export function slowestTime(games: Games): number {
+  let slowest = Number.POSITIVE_INFINITY;
+  for (const game of Object.values(games)) {
+    if (!game.ready || !game.hasWorld || game.stalled !== undefined) continue;
+    const t = game.clock?.t ?? game.bestT ?? 0;
+    if (t < slowest) slowest = t;
+  }
+  return slowest;
 }
 
 /** The running session's stamp for the host: futureStamp over the pacing games (the host's game t without). */

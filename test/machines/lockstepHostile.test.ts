@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_HELD, MAX_HELD_BYTES, MAX_HELD_PER_PLAYER } from '../../machines/rules/pauseOrder.ts';
+import { MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_ORIGIN } from '../../machines/rules/inFlight.ts';
 import { FAR_STAMP_MS, MAX_GAME_TIME } from '../../machines/rules/screen.ts';
 import { LIMITS, validatePayload, type KindName } from '../../protocol/messages/index.ts';
 import { ofType, runningHost, startHost, type Emitted } from './lockstepHarness.ts';
@@ -154,5 +155,21 @@ describe('a game’s numbers at the host', () => {
     }
     expect(bytesHost.context().pauseOrder.heldBytes).toBeLessThanOrEqual(MAX_HELD_BYTES);
     expect(vetoes(bytesHost.take()).map((v) => v.seq)).toEqual([5, 6]);
+  });
+
+  it('keeps the Actions waiting in every game’s queue inside the mod’s bounds: the excess is refused on every game', () => {
+    const host = runningHost([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 10_000);
+    const act = (from: number, seq: number, stamp = 10_400) =>
+      host.send({ type: 'recv.Action', from, payload: { stamp, seq, body: {} }, now: 1 });
+    for (let seq = 1; seq <= MAX_IN_FLIGHT_PER_ORIGIN + 1; seq++) act(1, seq);
+    expect(vetoes(host.take()).map((v) => v.seq)).toEqual([MAX_IN_FLIGHT_PER_ORIGIN + 1]);
+    // Once every game reports a time past those stamps, they are no longer in flight.
+    for (const id of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]) host.clockOf(id, 10_400, 2, { speed: 0 });
+    act(1, MAX_IN_FLIGHT_PER_ORIGIN + 2, 10_800);
+    expect(vetoes(host.take())).toEqual([]);
+    for (let from = 2; from <= 9; from++) for (let seq = 1; seq <= MAX_IN_FLIGHT_PER_ORIGIN; seq++) act(from, seq, 10_800);
+    const refused = vetoes(host.take());
+    expect(refused.length).toBe(8 * MAX_IN_FLIGHT_PER_ORIGIN + 1 - MAX_IN_FLIGHT);
+    expect(refused.every((v) => v.why === `${MAX_IN_FLIGHT} actions are still waiting for their stamps`)).toBe(true);
   });
 });

@@ -1,0 +1,53 @@
+// Actions in flight (docs/SECURITY.md "What the host holds"; docs/ENGINE.md §7): every game holds the Actions
+// relayed to it until their stamps, and the mod bounds that queue (1024 items of one origin, 8192 in all). A
+// game that refused an item for room would apply less than another game: a fork. So the host, which sees every
+// relayed Action in one order, keeps the queues well inside the mod's bounds and refuses the excess on EVERY
+// game with its BuildVeto, which is deterministic. It counts, per origin, the stamps it relayed that lie past the
+// slowest game's reported time: the host's view of a game's time lags behind the game, so its count is never
+// below what any game holds. Half the mod's bounds leave room for the origin's own actions still in transit.
+
+/** Actions of one origin the host lets be in flight at once (the mod holds 1024). */
+export const MAX_IN_FLIGHT_PER_ORIGIN = 512;
+/** Actions of all origins in flight at once (the mod holds 8192). */
+export const MAX_IN_FLIGHT = 4096;
+
+/** Per origin, the stamps of the Actions relayed that no game is known to have passed (ascending). */
+export type InFlight = Readonly<Record<number, readonly number[]>>;
+
+/** The stamps still in flight once every game is known to stand at or past `slowest`. */
+function pruned(stamps: readonly number[], slowest: number): readonly number[] {
+  let i = 0;
+  while (i < stamps.length && stamps[i]! <= slowest) i++;
+  return i === 0 ? stamps : stamps.slice(i);
+}
+
+/** Drops what every game has passed; returns the pruned record and the total still in flight. */
+export function settle(inFlight: InFlight, slowest: number): { inFlight: InFlight; total: number } {
+  const next: Record<number, readonly number[]> = {};
+  let total = 0;
+  for (const [origin, stamps] of Object.entries(inFlight)) {
+    const left = pruned(stamps, slowest);
+    if (left.length === 0) continue;
+    next[Number(origin)] = left;
+    total += left.length;
+  }
+  return { inFlight: next, total };
+}
+
+/** Why one more Action of `from` cannot go out now, if it cannot. */
+export function inFlightRefusal(inFlight: InFlight, total: number, from: number): string | undefined {
+  if ((inFlight[from]?.length ?? 0) >= MAX_IN_FLIGHT_PER_ORIGIN) {
+    return `${MAX_IN_FLIGHT_PER_ORIGIN} actions of this game are still waiting for their stamps`;
+  }
+  if (total >= MAX_IN_FLIGHT) return `${MAX_IN_FLIGHT} actions are still waiting for their stamps`;
+  return undefined;
+}
+
+/** Records a relayed Action of `from` stamped `stamp` (kept in ascending order). */
+export function record(inFlight: InFlight, from: number, stamp: number): InFlight {
+  const stamps = [...(inFlight[from] ?? [])];
+  let i = stamps.length;
+  while (i > 0 && stamps[i - 1]! > stamp) i--;
+  stamps.splice(i, 0, stamp);
+  return { ...inFlight, [from]: stamps };
+}
