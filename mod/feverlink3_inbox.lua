@@ -12,6 +12,14 @@ local n = log.n
 local floor = math.floor
 local TWO53 = 9007199254740992
 
+--- The most builds of one player parked here until their BuildCommit (a held strict build waits seconds, not
+-- minutes: a player has a few at once). One more is refused: verdict class `module`, logged.
+M.MAX_PARKED_PER_PLAYER = 64
+--- The most parked builds in all (a safety net only a misbehaving launcher reaches).
+M.MAX_PARKED = 1024
+--- A skipped line of one reason is logged in full this many times, then counted (logged at 10, 100, 1000, ...).
+M.LOG_FIRST = 5
+
 --- An integer >= min (default 0) below 2^53, or nil.
 local function int(v, min)
   if type(v) == 'number' and v == floor(v) and v >= (min or 0) and v < TWO53 then return v end
@@ -31,6 +39,69 @@ local function oneLine(s, max)
   s = tostring(s or ''):gsub('[%c]+', ' ')
   if #s > max then s = s:sub(1, max) .. '...' end
   return s
+end
+
+-- Skipped lines, counted per reason: the first LOG_FIRST logged in full, then a counter at each power of ten, so a
+-- launcher writing bad lines in a loop cannot flood mod.log. The reasons are a fixed set (the kinds handled here).
+local skippedCounts = {}
+
+local function isPowerOfTen(c)
+  local p = 10
+  while p < c do p = p * 10 end
+  return p == c
+end
+
+local function skipped(reasonKey, text)
+  local c = (skippedCounts[reasonKey] or 0) + 1
+  skippedCounts[reasonKey] = c
+  if c <= M.LOG_FIRST then
+    log.warn(text .. (c == M.LOG_FIRST and ' (further ones counted, logged at 10, 100, 1000, ...)' or ''))
+  elseif isPowerOfTen(c) then
+    log.warn('to_game.log: ' .. n(c) .. ' lines skipped so far for: ' .. reasonKey)
+  end
+end
+M.skipped = skipped
+
+--- Lines skipped per reason since the last reset (for status and tests).
+function M.skippedCounts()
+  local out = {}
+  for k, v in pairs(skippedCounts) do out[k] = v end
+  return out
+end
+
+--- Forgets the counts (a new session state).
+function M.reset()
+  skippedCounts = {}
+end
+
+local function park(S, key, item)
+  S.parked[key] = item
+  S.parkedCount[item.from] = (S.parkedCount[item.from] or 0) + 1
+  S.parkedTotal = S.parkedTotal + 1
+end
+
+local function unpark(S, key)
+  local item = S.parked[key]
+  if not item then return nil end
+  S.parked[key] = nil
+  local left = (S.parkedCount[item.from] or 1) - 1
+  S.parkedCount[item.from] = left > 0 and left or nil
+  S.parkedTotal = S.parkedTotal - 1
+  return item
+end
+M.unpark = unpark
+
+-- Pushes an item on the queue; a full queue refuses it with a verdict (class module). Returns true when queued;
+-- false and nil when refused for a full queue (the verdict says so); false and a problem for a duplicate.
+local function enqueue(S, item, what)
+  local ok, why = S.queue:push(item)
+  if ok then return true end
+  if why == 'full' then
+    apply.refuse(S, item, 'module', 'too many items wait for their stamps here (' .. n(S.queue:size(item.from))
+      .. ' of player ' .. n(item.from) .. ', ' .. n(S.queue:size()) .. ' in all): ' .. what .. ' refused')
+    return false
+  end
+  return false, 'duplicate ' .. what
 end
 
 local H = {}
@@ -110,8 +181,8 @@ function H.Action(S, p, t)
     end
     item.kind, item.stamp, item.pauseSeq, item.pauseUpto = 'flush', stamp, pauseSeq, upto
     if pauseSeq > S.pauseRead then S.pauseRead = pauseSeq end
-    local ok = S.queue:push(item)
-    if not ok then return 'duplicate Action ' .. key end
+    local queued, problem = enqueue(S, item, 'Action ' .. key)
+    if not queued then return problem end
     log.info('pause order: ' .. key .. ' pauseSeq ' .. n(pauseSeq) .. ' of ' .. n(upto) .. ' at ' .. n(stamp)
       .. ' (t=' .. n(t) .. ')')
     return
@@ -123,12 +194,18 @@ function H.Action(S, p, t)
   item.stamp = stamp
   if body and body.commit == true then
     if S.parked[key] or S.queue:seen(from, seq) then return 'duplicate Action ' .. key end
-    S.parked[key] = item
+    if (S.parkedCount[from] or 0) >= M.MAX_PARKED_PER_PLAYER or S.parkedTotal >= M.MAX_PARKED then
+      apply.refuse(S, item, 'module', 'too many parked builds (' .. n(S.parkedCount[from] or 0) .. ' of player '
+        .. n(from) .. ', ' .. n(S.parkedTotal) .. ' in all; at most ' .. n(M.MAX_PARKED_PER_PLAYER) .. ' per player): '
+        .. key .. ' refused')
+      return
+    end
+    park(S, key, item)
     log.info('parked ' .. key .. ' until its BuildCommit')
     return
   end
-  local ok = S.queue:push(item)
-  if not ok then return 'duplicate Action ' .. key end
+  local queued, problem = enqueue(S, item, 'Action ' .. key)
+  if not queued then return problem end
   log.info('MARGIN ' .. key .. ' stamp ' .. n(stamp) .. ' t ' .. n(t) .. ' margin ' .. n(stamp - t) .. ' game-ms')
   rules.noteMargin(S.margins, stamp - t)
 end
@@ -138,11 +215,11 @@ function H.BuildCommit(S, p)
   local owner, seq, stamp = playerId(p.owner), int(p.seq, 1), int(p.stamp)
   if not owner or not seq or not stamp then return 'BuildCommit without a valid owner, seq and stamp' end
   local key = n(owner) .. ':' .. n(seq)
-  local item = S.parked[key]
+  local item = unpark(S, key)
   if not item then return 'BuildCommit for ' .. key .. ' that is not parked here' end
-  S.parked[key] = nil
   item.kind, item.stamp = 'commit', stamp
-  S.queue:push(item)
+  local queued, problem = enqueue(S, item, 'BuildCommit ' .. key)
+  if not queued then return problem end
   log.info('BuildCommit ' .. key .. ' at ' .. n(stamp))
 end
 
@@ -153,8 +230,7 @@ function H.BuildVeto(S, p)
   local key = n(owner) .. ':' .. n(seq)
   local by = p.host == true and 'the host' or oneLine(p.name or ('player ' .. n(p.from or -1)), 64)
   local detail = 'vetoed by ' .. by .. ': ' .. oneLine(p.why, 300)
-  local item = S.parked[key] or S.queue:remove(owner, seq)
-  S.parked[key] = nil
+  local item = unpark(S, key) or S.queue:remove(owner, seq)
   if not item then
     log.warn('BuildVeto for ' .. key .. ' that is not queued here (already applied or unknown): ' .. detail)
     return
@@ -183,11 +259,14 @@ function H.PlayerLeft(S, p)
   if not id then return 'PlayerLeft without a valid id' end
   S.left[id] = true
   S.peers[id] = nil
+  local gone = {}
   for key, item in pairs(S.parked) do
-    if item.from == id then
-      S.parked[key] = nil
-      log.info('dropped parked ' .. key .. ': its originator left')
-    end
+    if item.from == id then gone[#gone + 1] = key end
+  end
+  table.sort(gone) -- one order in the log on every game
+  for _, key in ipairs(gone) do
+    unpark(S, key)
+    log.info('dropped parked ' .. key .. ': its originator left')
   end
   log.info('player left: ' .. n(id) .. ' ' .. oneLine(p.name, 64) .. (p.away == true and ' (away)' or ''))
 end
@@ -203,26 +282,31 @@ function M.handle(S, text, pos, t)
   local tab = text:find('\t', 1, true)
   local where = 'to_game.log@' .. n(pos)
   if not tab then
-    log.warn(where .. ': no tab, line skipped')
+    skipped('no tab', where .. ': no tab, line skipped')
     return
   end
   local kind = text:sub(1, tab - 1)
-  local payload, err = json.decode(text:sub(tab + 1))
-  if type(payload) ~= 'table' or getmetatable(payload) == json.ARRAY then
-    log.warn(where .. ': ' .. oneLine(kind, 40) .. ' payload is not a JSON object (' .. tostring(err or 'array')
-      .. '), skipped')
-    return
-  end
   local handler = H[kind]
   if not handler then
-    log.once('kind:' .. kind, 'info', where .. ': lines of kind ' .. oneLine(kind, 40) .. ' are not handled yet')
+    -- a kind this mod does not handle (a newer launcher, or a kind for the launcher only): not decoded at all
+    if #kind > 64 or kind:find('[^%w_]') then
+      skipped('bad kind', where .. ': not a kind name (' .. oneLine(kind, 40) .. '), line skipped')
+    else
+      log.once('kind:' .. kind, 'info', where .. ': lines of kind ' .. kind .. ' are not handled yet')
+    end
+    return
+  end
+  local payload, err = json.decode(text:sub(tab + 1))
+  if type(payload) ~= 'table' or getmetatable(payload) == json.ARRAY then
+    skipped('payload ' .. kind, where .. ': ' .. kind .. ' payload is not a JSON object (' .. tostring(err or 'array')
+      .. '), skipped')
     return
   end
   local ok, problem = pcall(handler, S, payload, t)
   if not ok then
-    log.error(where .. ': ' .. kind .. ' failed: ' .. tostring(problem))
+    skipped('failed ' .. kind, where .. ': ' .. kind .. ' failed: ' .. tostring(problem))
   elseif problem then
-    log.warn(where .. ': ' .. problem .. ', skipped')
+    skipped('refused ' .. kind, where .. ': ' .. problem .. ', skipped')
   end
 end
 

@@ -1,6 +1,8 @@
 -- FeverLink3: one-line JSON for the link lines (wire-protocol.txt "Payloads are UTF-8 JSON, nulls omitted").
 -- Runs unchanged in Lua 5.2 (TF3) and 5.4 (wasmoon). Integers are written with '%.0f' (exact up to 2^53; Lua
--- 5.2.2 throws on '%d' above 2^31). Arrays vs objects: see M.array and docs/DECISIONS.md.
+-- 5.2.2 throws on '%d' above 2^31). Arrays vs objects: see M.array and docs/DECISIONS.md. Duplicate keys: an
+-- object that names one key twice is refused, whole (decode: nil + 'duplicate key'; encode: an error), so every
+-- game reads the same line the same way and no value silently wins (docs/ENGINE.md §7).
 local M = {}
 
 local floor, huge = math.floor, math.huge
@@ -91,6 +93,8 @@ local function encodeTable(t, depth, out)
   for k, v in pairs(t) do
     local kt = keyText(k)
     if kt == nil then error('json: key of type ' .. type(k), 0) end
+    -- the number 1 and the string '1' would both be written "1": the line would name one key twice
+    if texts[kt] ~= nil then error('json: duplicate key ' .. M.quote(sub(kt, 1, 40)), 0) end
     keys[#keys + 1] = kt
     texts[kt] = v
   end
@@ -241,12 +245,16 @@ end
 
 local function decodeObject(s, i, depth)
   local obj = {}
+  local seen = {} -- every key of this object, those whose value is null (left out of obj) included
   local j = skip(s, i + 1)
   if byte(s, j) == 125 then return obj, j + 1 end
   while true do
     if byte(s, j) ~= 34 then fail(j, 'expected a key') end
     local k
+    local keyAt = j
     k, j = decodeString(s, j)
+    if seen[k] then fail(keyAt, 'duplicate key ' .. M.quote(sub(k, 1, 40))) end
+    seen[k] = true
     j = skip(s, j)
     if byte(s, j) ~= 58 then fail(j, 'expected :') end
     local v
@@ -274,7 +282,8 @@ decodeValue = function(s, i, depth)
 end
 
 --- Decodes one JSON text. Never throws: returns the value, or nil and a reason ("bad value at 7").
--- Arrays come back marked with M.ARRAY (nulls in them as M.null); nulls in objects are left out.
+-- Arrays come back marked with M.ARRAY (nulls in them as M.null); nulls in objects are left out. An object that
+-- names a key twice (at any depth) makes the whole text refused: nil, 'duplicate key "k" at N'.
 function M.decode(s)
   if type(s) ~= 'string' then return nil, 'not a string' end
   local ok, v, j = pcall(function()

@@ -5,6 +5,11 @@ local M = {}
 
 local dir -- the session folder, nil when there is none
 local gen, offset = 1, 0 -- reading position in to_game.log: (generation, bytes consumed)
+local skipping = false -- inside a line longer than MAX_LINE_BYTES: skip to its end
+
+--- The longest to_game.log line taken, without its '\n' (1 MiB, as the launcher's reader); a longer one is
+-- skipped without holding it in memory and reported.
+M.MAX_LINE_BYTES = 1024 * 1024
 
 --- True when a session folder was found.
 M.active = false
@@ -13,7 +18,7 @@ M.active = false
 function M.init()
   dir = nil
   M.active = false
-  gen, offset = 1, 0
+  gen, offset, skipping = 1, 0, false
   -- os.getenv: not official; the environment is how the launcher names the session folder.
   local ok, value = pcall(function() return os.getenv('FEVERLINK3_SESSION_DIR') end)
   if not ok then return false, 'os.getenv is not available' end
@@ -48,7 +53,7 @@ end
 
 --- Sets where reading to_game.log continues: generation and bytes consumed.
 function M.setPosition(g, o)
-  gen, offset = g, o
+  gen, offset, skipping = g, o, false
 end
 
 --- The reading position in to_game.log: generation, bytes consumed.
@@ -57,40 +62,66 @@ function M.position()
 end
 
 --- Reads the new complete lines of a file read by position (to_game.log). Returns a list of {text, pos} (pos =
--- the byte offset where the line starts) and, when the file was shorter than what was consumed (replaced by the
--- launcher), `replaced` = true: it is then read again from byte 0 and the generation counts up. A missing file
--- is not an error (the launcher may not have made it yet): no lines.
+-- the byte offset where the line starts), `replaced` = true when the file was shorter than what was consumed
+-- (replaced by the launcher: it is then read again from byte 0 and the generation counts up), and a list of
+-- {pos, reason} of lines skipped because they are longer than MAX_LINE_BYTES. One call reads at most
+-- MAX_LINE_BYTES + 1 bytes (the rest is read by the next calls). A missing file is not an error (the launcher may
+-- not have made it yet): no lines.
 function M.readLines(name)
-  local lines = {}
-  if not dir then return lines, false end
+  local lines, skipped = {}, {}
+  if not dir then return lines, false, skipped end
   -- io.open/seek/read: not official; reading by position is how lines reach the game (no TF3 API reads by position).
   local f = io.open(M.path(name or 'to_game.log'), 'rb')
-  if not f then return lines, false end
+  if not f then return lines, false, skipped end
   local size = f:seek('end')
   local replaced = false
   if size < offset then
     replaced = true
-    gen, offset = gen + 1, 0
+    gen, offset, skipping = gen + 1, 0, false
   end
   if size == offset then
     f:close()
-    return lines, replaced
+    return lines, replaced, skipped
   end
+  local want = math.min(size - offset, M.MAX_LINE_BYTES + 1)
   f:seek('set', offset)
-  local data = f:read(size - offset) or ''
+  local data = f:read(want) or ''
   f:close()
-  local last = data:match('^.*()\n')
-  if not last then return lines, replaced end -- only an incomplete line so far: never taken
   local pos = 1
+  if skipping then
+    local nl = data:find('\n', 1, true)
+    if not nl then
+      offset = offset + #data
+      return lines, replaced, skipped
+    end
+    skipping = false
+    pos = nl + 1
+  end
+  local last = data:match('^.*()\n')
+  if not last or last < pos then
+    -- no complete line in what was read: an incomplete line so far (never taken), or one too long to take
+    if #data - pos + 1 > M.MAX_LINE_BYTES then
+      skipped[#skipped + 1] = { pos = offset + pos - 1, reason = 'line longer than ' .. M.MAX_LINE_BYTES .. ' bytes' }
+      skipping = true
+      offset = offset + #data
+    else
+      offset = offset + pos - 1
+    end
+    return lines, replaced, skipped
+  end
   while pos <= last do
     local nl = data:find('\n', pos, true)
     local text = data:sub(pos, nl - 1)
     if text:sub(-1) == '\r' then text = text:sub(1, -2) end
-    if text ~= '' then lines[#lines + 1] = { text = text, pos = offset + pos - 1 } end
+    if #text > M.MAX_LINE_BYTES then
+      skipped[#skipped + 1] = { pos = offset + pos - 1, reason = 'line longer than ' .. M.MAX_LINE_BYTES .. ' bytes' }
+    elseif text ~= '' then
+      lines[#lines + 1] = { text = text, pos = offset + pos - 1 }
+    end
     pos = nl + 1
   end
   offset = offset + last
-  return lines, replaced
+  return lines, replaced, skipped
 end
 
 --- Appends complete lines (text ending in '\n') to a file of the session folder in ONE write on a file opened

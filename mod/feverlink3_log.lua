@@ -8,8 +8,14 @@ local M = {}
 
 local buffer = {}
 local once = {}
+local onceCount = 0
 local gameTime -- function returning the game time for the line prefix, or nil
 local MAX_BUFFER = 500
+--- The most distinct keys log.once remembers (its keys may carry a time or a kind read from the link). Past it,
+-- further once-notices are not logged, only counted (M.onceSuppressed), and that is said once.
+M.MAX_ONCE = 256
+--- Once-notices not logged because MAX_ONCE keys were already remembered.
+M.onceSuppressed = 0
 
 --- Formats a number for a log text (integers without '.0', exact above 2^31).
 M.n = json.num
@@ -28,8 +34,13 @@ function M.flush()
   if link.active then link.append('mod.log', text) end
 end
 
+--- The longest text of one log line, in bytes (a line read from the link may be quoted in it).
+M.MAX_TEXT = 2000
+
 local function write(level, text)
-  text = tostring(text):gsub('[\r\n]+', ' | ')
+  text = tostring(text)
+  if #text > M.MAX_TEXT then text = text:sub(1, M.MAX_TEXT) .. '... (' .. M.n(#text) .. ' bytes)' end
+  text = text:gsub('[\r\n]+', ' | ')
   local sink = rawget(_G, 'debugPrint')
   if type(sink) == 'function' then pcall(sink, '[FeverLink3] ' .. level .. ' ' .. text) end
   if not link.active then return end
@@ -51,7 +62,15 @@ function M.debug(text) write('DEBUG', text) end
 --- Logs `text` at `level` ('info', 'warn', 'error') only the first time `key` is seen.
 function M.once(key, level, text)
   if once[key] then return end
+  if onceCount >= M.MAX_ONCE then
+    M.onceSuppressed = M.onceSuppressed + 1
+    if M.onceSuppressed == 1 then
+      write('WARN', 'more than ' .. M.n(M.MAX_ONCE) .. ' distinct one-time notices: further ones are counted, not logged')
+    end
+    return
+  end
   once[key] = true
+  onceCount = onceCount + 1
   write(string.upper(level or 'info'), text)
 end
 
@@ -59,6 +78,8 @@ end
 function M.reset()
   buffer = {}
   once = {}
+  onceCount = 0
+  M.onceSuppressed = 0
 end
 
 return M

@@ -1,11 +1,22 @@
 -- FeverLink3: the queue of stamped items a game applies at their stamps (spec/lockstep.md "Units": flush items by
 -- pauseSeq, then BuildCommits, then actions by (from, seq)). Kept sorted by feverlink3_lockstep.before;
 -- due(t) takes out the items stamped <= t in that order. Duplicates (the same from:seq) are refused.
+-- Bounded (docs/ENGINE.md §7): at most MAX_PER_ORIGIN items of one origin and MAX_ITEMS in all wait for their
+-- stamps (push refuses more: false, 'full'); the from:seq seen are remembered per origin as a floor (every seq up
+-- to it seen) plus at most MAX_SEEN seqs above it.
 local rules = require('feverlink3_lockstep')
 
 local M = {}
 local Queue = {}
 Queue.__index = Queue
+
+--- The most items of one origin (from) waiting for their stamps.
+M.MAX_PER_ORIGIN = 1024
+--- The most items waiting in all.
+M.MAX_ITEMS = 8192
+--- The most sequence numbers remembered above an origin's floor (seqs seen past a gap). Past it the floor rises
+-- to the lowest of them: the gap below counts as seen (an item of it arriving later is a duplicate).
+M.MAX_SEEN = 4096
 
 --- The key that identifies an item for duplicates: its origin and sequence number.
 function M.key(from, seq)
@@ -14,14 +25,69 @@ end
 
 --- A new empty queue.
 function M.new()
-  return setmetatable({ items = {}, keys = {} }, Queue)
+  return setmetatable({ items = {}, perOrigin = {}, floor = {}, above = {}, aboveCount = {} }, Queue)
 end
 
---- Adds an item {kind, stamp, from, seq, pauseSeq?, pauseUpto?, ...}. Returns true, or false and 'duplicate'.
+--- Has the queue ever held an item with this origin and sequence number (queued now or taken out before)?
+function Queue:seen(from, seq)
+  if seq <= (self.floor[from] or 0) then return true end
+  local above = self.above[from]
+  return above ~= nil and above[seq] == true
+end
+
+-- Remembers from:seq as seen; the floor rises over the seqs seen without a gap; bounded by MAX_SEEN.
+local function remember(self, from, seq)
+  local floor = self.floor[from] or 0
+  if seq <= floor then return end
+  local above = self.above[from]
+  if not above then
+    above = {}
+    self.above[from] = above
+    self.aboveCount[from] = 0
+  end
+  if above[seq] then return end
+  above[seq] = true
+  local count = self.aboveCount[from] + 1
+  while above[floor + 1] do
+    above[floor + 1] = nil
+    floor = floor + 1
+    count = count - 1
+  end
+  while count > M.MAX_SEEN do
+    local low
+    for s in pairs(above) do
+      if low == nil or s < low then low = s end
+    end
+    above[low] = nil
+    count = count - 1
+    floor = low
+    while above[floor + 1] do
+      above[floor + 1] = nil
+      floor = floor + 1
+      count = count - 1
+    end
+  end
+  self.floor[from] = floor
+  if count == 0 then
+    self.above[from], self.aboveCount[from] = nil, nil
+  else
+    self.aboveCount[from] = count
+  end
+end
+
+--- True when one more item of origin `from` would be taken (below MAX_PER_ORIGIN and MAX_ITEMS).
+function Queue:hasRoom(from)
+  return (self.perOrigin[from] or 0) < M.MAX_PER_ORIGIN and #self.items < M.MAX_ITEMS
+end
+
+--- Adds an item {kind, stamp, from, seq, pauseSeq?, pauseUpto?, ...}. Returns true; or false and 'duplicate' (this
+-- from:seq was seen before), or false and 'full' (too many items wait: the from:seq counts as seen all the same).
 function Queue:push(item)
-  local k = M.key(item.from, item.seq)
-  if self.keys[k] then return false, 'duplicate' end
-  self.keys[k] = true
+  local from = item.from
+  if self:seen(from, item.seq) then return false, 'duplicate' end
+  remember(self, from, item.seq)
+  if not self:hasRoom(from) then return false, 'full' end
+  self.perOrigin[from] = (self.perOrigin[from] or 0) + 1
   local items = self.items
   -- binary search for the first position whose item comes after the new one: equal keys keep arrival order
   local lo, hi = 1, #items + 1
@@ -33,9 +99,10 @@ function Queue:push(item)
   return true
 end
 
---- Has the queue ever held an item with this origin and sequence number (queued now or taken out before)?
-function Queue:seen(from, seq)
-  return self.keys[M.key(from, seq)] == true
+local function taken(self, item)
+  local left = (self.perOrigin[item.from] or 1) - 1
+  if left <= 0 then left = nil end
+  self.perOrigin[item.from] = left
 end
 
 --- Takes out, in order, the items stamped <= t for which accept(item) is true (all of them without accept).
@@ -53,6 +120,7 @@ function Queue:due(t, accept)
   if #out == 0 then return out end
   for j = i, n do keep[#keep + 1] = items[j] end
   self.items = keep
+  for _, item in ipairs(out) do taken(self, item) end
   return out
 end
 
@@ -61,6 +129,7 @@ function Queue:remove(from, seq)
   for i, item in ipairs(self.items) do
     if item.from == from and item.seq == seq then
       table.remove(self.items, i)
+      taken(self, item)
       return item
     end
   end
@@ -76,8 +145,9 @@ function Queue:ofKind(kind)
   return out
 end
 
---- Number of queued items.
-function Queue:size()
+--- Number of queued items (of origin `from` when given).
+function Queue:size(from)
+  if from ~= nil then return self.perOrigin[from] or 0 end
   return #self.items
 end
 

@@ -29,8 +29,8 @@ local function fresh()
     started = false, sessionSpeed = 0, pauseAt = nil, stalledIds = {},
     ahead = rules.DEFAULT_AHEAD, safe = 0, need = nil,
     seq = 0, late = 0, pauseRead = 0, margins = {},
-    peers = {}, left = {}, parked = {}, permissions = nil,
-    queue = Queue.new(), outbox = Outbox.new(),
+    peers = {}, left = {}, parked = {}, parkedCount = {}, parkedTotal = 0, permissions = nil,
+    queue = Queue.new(), outbox = Outbox.new(), held = false, dropped = 0,
     lastClock = nil, lastClockWall = nil,
     pace = { limit = nil, speed = 0, stop = false }, barrier = nil, loadedAt = nil,
     start = nil, identityCheckedAt = nil,
@@ -58,6 +58,7 @@ end
 function M.init()
   S = fresh()
   log.reset()
+  inbox.reset()
   log.setGameTime(nil)
   local ok, why = link.init()
   if not ok then
@@ -155,10 +156,12 @@ local function maybeClock(t)
     or last.ahead ~= S.ahead or last.started ~= S.started
     or (t ~= last.t and now - S.lastClockWall >= M.CLOCK_INTERVAL_MS) or now - S.lastClockWall >= M.HEARTBEAT_MS
   if not due then return end
-  S.safe = rules.promise(S.safe, t, S.ahead)
-  local line = { t = t, speed = speed, ahead = S.ahead, safe = S.safe, need = S.need, pause = pause }
+  local safe = rules.promise(S.safe, t, S.ahead)
+  local line = { t = t, speed = speed, ahead = S.ahead, safe = safe, need = S.need, pause = pause }
   if stop then line.stop = true end
-  S.outbox:add('Clock', line)
+  -- a Clock the outbox refused (full) promised nothing: tried again next frame
+  if not S.outbox:add('Clock', line) then return end
+  S.safe = safe
   S.lastClock = { t = t, stop = stop, speed = speed, pause = pause, need = S.need, ahead = S.ahead,
     started = S.started }
   S.lastClockWall = now
@@ -166,8 +169,11 @@ end
 
 local function frameBody()
   local t = S.engine.time()
-  local lines, replaced = link.readLines('to_game.log')
+  local lines, replaced, skipped = link.readLines('to_game.log')
   if replaced then log.warn('to_game.log is shorter than what was read: replaced, reading it again from byte 0') end
+  for _, line in ipairs(skipped or {}) do
+    inbox.skipped('too long', 'to_game.log@' .. n(line.pos) .. ': ' .. line.reason .. ', skipped')
+  end
   for _, line in ipairs(lines) do inbox.handle(S, line.text, line.pos, t) end
   applyStanding(t)
   updatePace(t)
@@ -203,6 +209,18 @@ function M.frame()
     pcall(function() S.engine.setLimit(S.engine.time()) end)
   end
   S.outbox:flush()
+  -- fail safe: while the outbox is full (from_game.log takes no lines) the world stands: a step would make
+  -- verdicts and promises the launcher cannot be told
+  if S.outbox:full() then
+    pcall(function() S.engine.setLimit(S.engine.time()) end)
+    if not S.held then
+      S.held = true
+      log.error('standing still: ' .. n(S.outbox:size()) .. ' lines wait for from_game.log (outbox full)')
+    end
+  elseif S.held then
+    S.held = false
+    log.warn('the outbox has room again: running on')
+  end
   log.flush()
 end
 
@@ -227,15 +245,32 @@ function M.command(cmd, category)
   end
   local body = json.decode(text) -- the originator applies exactly what the peers decode
   category = rules.category(category)
+  if S.outbox:full() or not S.queue:hasRoom(S.id) then
+    -- the mod cannot carry it now (the launcher takes no lines, or too many own actions wait): it is dropped on
+    -- every game alike (true: the game must not apply it natively), logged and shown
+    S.dropped = S.dropped + 1
+    log.error('command dropped: ' .. (S.outbox:full() and 'the outbox is full (from_game.log takes no lines)'
+      or 'too many own actions wait for their stamps') .. '; commands dropped so far: ' .. n(S.dropped))
+    pcall(function() S.engine.notify('warn', 'FeverLink3: your command was dropped: the link to the launcher is stalled') end)
+    return true
+  end
   local t = S.engine.time()
-  S.seq = S.seq + 1
+  local seq = S.seq + 1
   if S.started and S.pauseAt ~= nil and t >= S.pauseAt then
-    S.outbox:add('Action', { seq = S.seq, body = body, category = category, pause = true })
+    if not S.outbox:add('Action', { seq = seq, body = body, category = category, pause = true }) then
+      S.dropped = S.dropped + 1
+      return true -- refused by the outbox (logged there): dropped on every game alike
+    end
+    S.seq = seq
     log.info('pause action ' .. n(S.id) .. ':' .. n(S.seq) .. ' sent at t ' .. n(t) .. ' (the host stamps it)')
     return true
   end
   local stamp = rules.stamp(t, S.safe, S.ahead)
-  S.outbox:add('Action', { stamp = stamp, seq = S.seq, body = body, category = category })
+  if not S.outbox:add('Action', { stamp = stamp, seq = seq, body = body, category = category }) then
+    S.dropped = S.dropped + 1
+    return true -- refused by the outbox (logged there): not queued here either, so dropped on every game alike
+  end
+  S.seq = seq
   S.queue:push({ kind = 'action', stamp = stamp, from = S.id, seq = S.seq, body = body, category = category,
     allowed = rules.allowed(S.permissions, S.id, category) })
   log.info('action ' .. n(S.id) .. ':' .. n(S.seq) .. ' stamped ' .. n(stamp) .. ' at t ' .. n(t))
@@ -262,6 +297,8 @@ function M.status()
     active = S.active, id = S.id, name = S.name, t = t, safe = S.safe, ahead = S.ahead, barrier = S.barrier,
     limit = S.pace.limit, speed = S.pace.speed, started = S.started, pauseAt = S.pauseAt, stop = S.pace.stop,
     late = S.late, queued = S.queue:size(), seq = S.seq, pause = S.pauseRead, margin = rules.smallestMargin(S.margins),
+    outbox = S.outbox:size(), outboxDropped = S.outbox:stats().dropped, appendFailures = S.outbox:stats().failures,
+    held = S.held, parked = S.parkedTotal, dropped = S.dropped,
   }
 end
 

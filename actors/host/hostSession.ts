@@ -8,6 +8,7 @@ import {
   Kind,
   LIMITS,
   fitsFrame,
+  gameMaySend,
   isSealedKind,
   kindName,
   payloadByteLength,
@@ -425,7 +426,8 @@ export class HostSession {
   /** A message from the host's own game (player 0): trusted like the host, routed like a player's. */
   fromLocalGame(message: Message): void {
     if (message.kind === 'Chat') return this.chatFrom(0, this.roster.hostName, message.payload.text, message.payload.level);
-    if (playerMaySend(Kind[message.kind])) this.notify({ type: 'game', from: 0, message });
+    // The game's kinds only (not Pong, Leave or the launcher's): the bridge checks this too.
+    if (gameMaySend(Kind[message.kind])) this.notify({ type: 'game', from: 0, message });
   }
 
   /** Marks a player's game ready (it said Hello in the session's world) or not, for Welcome's player list. */

@@ -1,28 +1,80 @@
-// The launcher's command line: `feverlink3 <command> [args]`. Each command lives in its own
-// module under ./commands and exports `run(args): Promise<number>` (the exit status).
+// The launcher's command line: `feverlink3 <command> [args]`. Each command lives in its own module under
+// ./commands and exports `usage` (its usage text) and `run(args): Promise<number>` (the exit status).
+// Exit statuses: 0 done, 1 could not do it (StartupError: one line), 2 the command line is wrong (UsageError:
+// one line and the command's usage). runCli() is the process around it (supervise.ts).
+import { StartupError, UsageError } from './failure.ts';
+import { writeErr, writeOut } from './stdio.ts';
+import { fatal, logIfAttached, superviseProcess } from './supervise.ts';
 
 const commands: Record<string, { summary: string }> = {
   code: { summary: 'code CODE [--json] [--show-secret]   decode a join code' },
   host: { summary: 'host --listen HOST:PORT [--name N] [--password PW] [--max-players N] [--game sim|none|--game-dir PATH]' },
   join: { summary: 'join CODE --name NAME [--password PW] [--game sim|none|--game-dir PATH]' },
   demo: { summary: 'demo [--players N] [--seconds S] [--json]   a local session of simulated games' },
-  simgame: { summary: 'simgame --session-dir DIR --save FILE [--seed N] [--bots N]   the simulated game (see --help)' },
+  simgame: { summary: 'simgame --session-dir DIR --save FILE [--seed N] [--bots N]   the simulated game' },
 };
 
+interface Command {
+  usage: string;
+  run(args: readonly string[]): Promise<number>;
+}
+
 export function usage(): string {
-  return ['usage: feverlink3 <command> [options]', '', ...Object.values(commands).map((c) => `  feverlink3 ${c.summary}`)].join('\n');
+  return [
+    'usage: feverlink3 <command> [options]',
+    '',
+    ...Object.values(commands).map((c) => `  feverlink3 ${c.summary}`),
+    '',
+    '  feverlink3 <command> --help   prints the command\'s options',
+  ].join('\n');
+}
+
+function load(name: string): Promise<Command> {
+  return import(`./commands/${name}.ts`) as Promise<Command>;
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    console.log(usage());
-    return name === undefined ? 2 : 0;
+    const topic = name === 'help' ? args[0] : undefined;
+    if (topic !== undefined && Object.hasOwn(commands, topic)) {
+      writeOut(`${(await load(topic)).usage}\n`);
+      return 0;
+    }
+    if (name === undefined) {
+      writeErr(`feverlink3: missing the command\n${usage()}\n`);
+      return 2;
+    }
+    writeOut(`${usage()}\n`);
+    return 0;
   }
   if (!Object.hasOwn(commands, name)) {
-    console.error(`feverlink3: unknown command "${name}"\n\n${usage()}`);
+    writeErr(`feverlink3: unknown command ${JSON.stringify(name)}\n${usage()}\n`);
     return 2;
   }
-  const module = (await import(`./commands/${name}.ts`)) as { run(args: readonly string[]): Promise<number> };
-  return module.run(args);
+  const command = await load(name);
+  try {
+    return await command.run(args);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      writeErr(`feverlink3 ${name}: ${error.message}\n${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof StartupError) {
+      logIfAttached({ level: 'error', msg: 'could not start', error: error.message, cause: String(error.cause ?? '') });
+      writeErr(`feverlink3: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+/** Runs a command as this process: supervised, its status the exit code. */
+export async function runCli(argv: readonly string[]): Promise<void> {
+  superviseProcess();
+  try {
+    process.exitCode = await main(argv);
+  } catch (error) {
+    fatal(error, 'command failed');
+  }
 }

@@ -1,8 +1,11 @@
 // The demo's child processes: launchers started from this same binary, their stdout read line by line,
-// their stdin written to (the host's terminal commands), and all of them ended together.
+// their stdin written to (the host's terminal commands), and all of them ended together. Each launcher
+// holds the lifeline (FEVERLINK3_LIFELINE=stdin): its stdin is our pipe, so if the demo dies in any way its
+// launchers see stdin close and end, and their games with them.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
+import { LIFELINE_ENV } from '../launcher/gameProcess.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/feverlink3.js');
 
@@ -15,7 +18,8 @@ export class Launcher {
 
   constructor(name: string, args: string[]) {
     this.name = name;
-    this.child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, [LIFELINE_ENV]: 'stdin' } });
+    this.child.stdin.on('error', () => {}); // the launcher may be gone when the demo types
     this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)));
     createInterface({ input: this.child.stdout }).on('line', (line) => this.onLine(line));
     // stderr carries the simulated game's notices; kept for a failure report, never printed over the status
@@ -52,13 +56,29 @@ export class Launcher {
   }
 }
 
-/** Resolves `probe()` once it is defined, polling every `everyMs`; rejects after `ms` with `what`. */
-export async function until<T>(probe: () => T | undefined, ms: number, what: string, everyMs = 100): Promise<T> {
+/** Resolves `probe()` once it is defined, polling every `everyMs`; rejects after `ms` with `what`, or when `signal` aborts. */
+export async function until<T>(probe: () => T | undefined, ms: number, what: string, everyMs = 100, signal?: AbortSignal): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = probe();
     if (value !== undefined) return value;
     if (Date.now() > end) throw new Error(`the demo timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
+    await pause(everyMs, signal);
   }
+}
+
+/** Waits `ms`; rejects with the signal's reason as soon as it aborts. */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((done, fail) => {
+    if (signal?.aborted) return fail(signal.reason);
+    const stop = () => {
+      clearTimeout(timer);
+      fail(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', stop);
+      done();
+    }, ms);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
 }

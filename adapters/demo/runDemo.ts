@@ -5,7 +5,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeSimSave } from '../launcher/gameProcess.ts';
-import { Launcher, until } from './processes.ts';
+import { Launcher, pause, until as untilDefined } from './processes.ts';
 import { formatTable, gameStatus, hostStatus, type GameRow } from './status.ts';
 
 export interface DemoOptions {
@@ -22,6 +22,8 @@ export interface DemoOptions {
   live: boolean;
   keep: boolean;
   root?: string;
+  /** Stops the demo early: every wait rejects with its reason, the launchers are stopped, the folders removed. */
+  signal?: AbortSignal;
 }
 
 export interface DemoResult {
@@ -52,12 +54,22 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
     ...(o.throttle && o.throttle.player === i ? ['--throttle', String(o.throttle.factor)] : []),
   ];
   const launchers: Launcher[] = [];
+  const until = <T>(probe: () => T | undefined, ms: number, what: string, everyMs = 100) => untilDefined(probe, ms, what, everyMs, o.signal);
+  const aborted = new Promise<never>((_, fail) => {
+    if (o.signal?.aborted) fail(o.signal.reason);
+    o.signal?.addEventListener('abort', () => fail(o.signal!.reason), { once: true });
+  });
+  aborted.catch(() => {});
   try {
     const host = new Launcher('host', ['host', '--listen', '127.0.0.1:0', '--name', 'host', '--session-dir', dirs[0]!, ...simArgs(0)]);
     launchers.push(host);
     const codeLine = await Promise.race([
+      aborted,
       host.waitForLine((l) => l.startsWith('join code: ')),
-      host.exited.then((code) => Promise.reject(new Error(`the host exited (${code}) before it gave a join code`))),
+      host.exited.then((code) => {
+        const said = host.lines.find((l) => l.startsWith('! feverlink3'))?.slice(2);
+        return Promise.reject(new Error(`the host exited (${code}) before it gave a join code${said ? `: ${said}` : ''}`));
+      }),
     ]);
     const code = codeLine.slice('join code: '.length).trim();
     for (let i = 1; i < o.players; i++) {
@@ -86,7 +98,7 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
         if (phase > 0 || speeds[0] !== 1) host.type(`/speed ${speeds[phase]}`);
       }
       if (o.live) show(formatTable(rows(), hostStatus(dirs[0]!)?.session));
-      await new Promise((r) => setTimeout(r, 1000));
+      await pause(1000, o.signal);
     }
 
     // The end: one pause for all, then every game must stand at pauseAt.

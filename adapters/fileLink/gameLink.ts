@@ -1,7 +1,12 @@
 // The launcher's end of one session folder (spec: architecture.txt §2; the session folder contract): starts a new
 // generation of to_game.log, writes identity.txt with start=<gen>:0, appends link lines to to_game.log and tails
-// from_game.log, reporting lines that do not parse (file + offset) and skipping them.
+// from_game.log, reporting lines that do not parse (file + offset) and skipping them. Lines for the game are kept
+// until appended (sendQueue.ts: retried, reported stalled, bounded); a folder that cannot be opened rejects with
+// a GameLinkOpenError.
 import { Observable, concat, filter, from, map, merge, share } from 'rxjs';
+import type { Clock } from '../../actors/ports.ts';
+import { realClock } from '../clock.ts';
+import type { AtomicFs } from './atomicFile.ts';
 import {
   identityProblem,
   readRecordedGen,
@@ -11,10 +16,46 @@ import {
   type Identity,
 } from './controlFiles.ts';
 import { tailLines, type LineRecord, type TailEvent } from './lineReader.ts';
-import { completeLinesEnd, openLineWriter } from './lineWriter.ts';
+import { completeLinesEnd, openLineWriter, type AppendFs, type LineWriter } from './lineWriter.ts';
 import { formatLinkLine, parseLinkLine, type LinkLine, type ParsedLine } from './linkLine.ts';
 import type { LinePosition } from './position.ts';
-import { SessionFile, ensureSessionDir } from './sessionFolder.ts';
+import { SendQueue, type LinkNotice, type LinkStatus, type SendQueueLimits } from './sendQueue.ts';
+import { SessionFile, ensureSessionDir, type SessionPaths } from './sessionFolder.ts';
+
+export { LinkSendError, DEFAULT_SEND_LIMITS } from './sendQueue.ts';
+export type { LinkNotice, LinkState, LinkStatus, SendQueueLimits } from './sendQueue.ts';
+
+/**
+ * The session folder could not be opened (created, its to_game.log replaced, its identity.txt written): the
+ * message is one line, `cannot open the session folder <dir>: <why>`, for the launcher to print before it exits.
+ */
+export class GameLinkOpenError extends Error {
+  override readonly name = 'GameLinkOpenError';
+  readonly dir: string;
+  /** What the link was doing: `create the folder`, `replace to_game.log`, `write identity.txt`, … */
+  readonly step: string;
+  override readonly cause: unknown;
+
+  constructor(dir: string, step: string, cause: unknown) {
+    super(`cannot open the session folder ${dir}: ${step}: ${oneLine(cause)}`);
+    this.dir = dir;
+    this.step = step;
+    this.cause = cause;
+  }
+}
+
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/[\r\n]+/g, ' ');
+}
+
+async function step<T>(dir: string, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new GameLinkOpenError(dir, what, error);
+  }
+}
 
 /** Something the link noticed and skipped: a bad line, an over-long line, a read error, a replaced file. */
 export interface LinkProblem {
@@ -37,6 +78,14 @@ export interface GameLinkOptions {
   fromGame?: 'end' | 'start' | LinePosition;
   /** Longest from_game.log line accepted (default 1 MiB). */
   maxLineBytes?: number;
+  /** The clock the retries of failed appends wait on (default the real one). */
+  clock?: Clock;
+  /** Bounds of the backlog kept while appends fail, and the retry pacing (sendQueue.ts DEFAULT_SEND_LIMITS). */
+  sendLimits?: Partial<SendQueueLimits>;
+  /** The file system of to_game.log's appends (tests inject failures here). */
+  appendFs?: AppendFs;
+  /** The file system of to_game.log's replacement at open (tests). */
+  atomicFs?: AtomicFs;
 }
 
 /** The launcher's end of one session folder. */
@@ -44,10 +93,19 @@ export interface GameLink {
   readonly dir: string;
   /** The identity written, with its `start` (this link's to_game.log generation, offset 0). */
   readonly identity: Identity;
-  /** Appends one line to to_game.log (serialised in call order). Rejects a kind or payload that cannot be a line. */
+  /**
+   * Appends one line to to_game.log (serialised in call order); resolves once it is in the file. A failed append
+   * is retried (the link is `stalled` meanwhile) and nothing sent later overtakes it. Rejects at once a kind or
+   * payload that cannot be a line (TypeError); rejects with a LinkSendError when the link failed (backlog over its
+   * bound) or closed before the line could be written.
+   */
   send(kind: string, payload: unknown): Promise<void>;
   /** Appends several lines in one write(). */
   sendBatch(lines: readonly LinkLine[]): Promise<void>;
+  /** The health of the to_game.log side: open, stalled (appends failing, lines kept), failed, closed. */
+  status(): LinkStatus;
+  /** link.stalled / link.recovered / link.failed / link.closed as they happen (hot). */
+  readonly notices: Observable<LinkNotice>;
   /** Parsed lines of from_game.log, in order. Reading starts at the first subscription to this or `problems`. */
   readonly fromGame: Observable<LinkLine>;
   /** Lines that were skipped (with file and offset), read errors, replacements of from_game.log. */
@@ -73,24 +131,31 @@ export async function openGameLink(
 ): Promise<GameLink> {
   const problem = identityProblem({ ...identity, start: { gen: 1, offset: 0 } });
   if (problem !== undefined) throw new TypeError(`identity: ${problem}`);
-  const paths = await ensureSessionDir(dir);
-  await removeStaleControlTmpFiles(dir);
-  const recorded = await readRecordedGen(dir);
+  const paths: SessionPaths = await step(dir, 'create the folder', () => ensureSessionDir(dir));
+  await step(dir, 'remove stale temporary files', () => removeStaleControlTmpFiles(dir));
+  const recorded = await step(dir, 'read identity.txt', () => readRecordedGen(dir));
   const startProblems: LinkProblem[] = [];
   if (recorded.problem !== undefined) {
     const reason = `${recorded.problem}; generation restarts at 1`;
     startProblems.push({ file: SessionFile.identity, offset: 0, reason });
   }
   const gen = recorded.gen + 1;
-  const fromStart = await resolveFromGameStart(paths.fromGame, options.fromGame ?? 'end');
-  const writer = await openLineWriter(paths.toGame, { replace: true });
+  const fromStart = await step(dir, 'read from_game.log', () => resolveFromGameStart(paths.fromGame, options.fromGame ?? 'end'));
+  const writer: LineWriter = await step(dir, 'replace to_game.log', () =>
+    openLineWriter(paths.toGame, {
+      replace: true,
+      ...(options.appendFs ? { appendFs: options.appendFs } : {}),
+      ...(options.atomicFs ? { fs: options.atomicFs } : {}),
+    }),
+  );
   const written: Identity = { ...identity, start: { gen, offset: 0 } };
   try {
     await writeIdentity(dir, written);
   } catch (error) {
-    await writer.close();
-    throw error;
+    await writer.close().catch(() => undefined);
+    throw new GameLinkOpenError(dir, 'write identity.txt', error);
   }
+  const queue = new SendQueue(writer, options.clock ?? realClock, options.sendLimits ?? {}, SessionFile.toGame);
 
   const tail = tailLines({
     path: paths.fromGame,
@@ -100,7 +165,7 @@ export async function openGameLink(
     ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
   });
   const parsed = tail.records.pipe(
-    map((record) => ({ record, result: parseRecord(record) })),
+    map((record) => ({ record, result: safeParseRecord(record) })),
     share(),
   );
   const fromGame = parsed.pipe(
@@ -122,8 +187,10 @@ export async function openGameLink(
   return {
     dir,
     identity: written,
-    send: (kind, payload) => sendLines(writer, [{ kind, payload }]),
-    sendBatch: (lines) => sendLines(writer, lines),
+    send: (kind, payload) => sendLines(queue, [{ kind, payload }]),
+    sendBatch: (lines) => sendLines(queue, lines),
+    status: () => queue.status(),
+    notices: queue.notices,
     fromGame,
     problems,
     toGamePosition: () => ({ gen, offset: writer.size }),
@@ -133,19 +200,29 @@ export async function openGameLink(
       if (closed) return;
       closed = true;
       await tail.close();
+      await queue.close();
       await writer.close();
     },
   };
 }
 
-function sendLines(writer: { write(lines: string[]): Promise<void> }, lines: readonly LinkLine[]): Promise<void> {
+function sendLines(queue: SendQueue, lines: readonly LinkLine[]): Promise<void> {
   let text: string[];
   try {
     text = lines.map((line) => formatLinkLine(line.kind, line.payload));
   } catch (error) {
     return Promise.reject(error);
   }
-  return writer.write(text);
+  return queue.enqueue(text);
+}
+
+/** Parsing one line never ends the stream: a throw (it should not) makes that line a problem. */
+function safeParseRecord(record: LineRecord): ParsedLine {
+  try {
+    return parseRecord(record);
+  } catch (error) {
+    return { ok: false, reason: `line not parsed: ${oneLine(error)}` };
+  }
 }
 
 function parseRecord(record: LineRecord): ParsedLine {

@@ -4,14 +4,51 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { removeStaleTmpFiles, replaceFile, type AtomicFs } from './atomicFile.ts';
 
+/** The part of a file handle the line writer uses (node's `FileHandle` through {@link nodeAppendFs}). */
+export interface AppendFileHandle {
+  stat(): Promise<{ size: number }>;
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  /** Writes at the end of the file (the handle is opened for appending; `position` is always null). */
+  write(buffer: Buffer, offset: number, length: number, position: null): Promise<{ bytesWritten: number }>;
+  truncate(length: number): Promise<void>;
+  datasync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How the line writer opens its file (the real file system by default); injectable so tests can fail appends. */
+export interface AppendFs {
+  open(path: string, flags: 'a+'): Promise<AppendFileHandle>;
+}
+
+/** The real file system for appends. */
+export const nodeAppendFs: AppendFs = {
+  open: async (path, flags) => wrapHandle(await open(path, flags)),
+};
+
+function wrapHandle(handle: FileHandle): AppendFileHandle {
+  return {
+    stat: () => handle.stat(),
+    read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
+    write: (buffer, offset, length, position) => handle.write(buffer, offset, length, position),
+    truncate: (length) => handle.truncate(length),
+    datasync: () => handle.datasync(),
+    close: () => handle.close(),
+  };
+}
+
 export interface LineWriterOptions {
   /** Start a new generation: replace the file by an empty one (a new inode) instead of appending to it. */
   replace?: boolean;
-  /** The file system for the replacement (tests); appends always use the real one. */
+  /** The file system for the replacement (tests). */
   fs?: AtomicFs;
+  /** The file system for the appends (tests inject failing writes here); default the real one. */
+  appendFs?: AppendFs;
 }
 
-/** Appends lines to one file. Writes are serialised in call order. */
+/**
+ * Appends lines to one file. Writes are serialised in call order. A failed write rejects and leaves the file as it
+ * was before that batch (complete lines only); the caller may retry the same batch (gameLink's send queue does).
+ */
 export interface LineWriter {
   /**
    * Appends `lines` as one write() call. Each line may end in `\n` (added when missing) and must contain no other
@@ -39,7 +76,7 @@ export async function openLineWriter(path: string, options: LineWriterOptions = 
     await removeStaleTmpFiles(path, fsOption);
     await replaceFile(path, '', fsOption);
   }
-  const handle = await open(path, 'a+');
+  const handle = await (options.appendFs ?? nodeAppendFs).open(path, 'a+');
   try {
     const { size } = await handle.stat();
     const keep = await lastLineEnd(handle, size);
@@ -71,7 +108,7 @@ const SCAN_CHUNK = 64 * 1024;
 const NEWLINE = 0x0a;
 
 /** The offset just after the last `\n` among the first `size` bytes (0 when there is none). */
-async function lastLineEnd(handle: FileHandle, size: number): Promise<number> {
+async function lastLineEnd(handle: Pick<AppendFileHandle, 'read'>, size: number): Promise<number> {
   const buffer = Buffer.alloc(Math.min(SCAN_CHUNK, size));
   let end = size;
   while (end > 0) {
@@ -86,12 +123,14 @@ async function lastLineEnd(handle: FileHandle, size: number): Promise<number> {
 
 class AppendWriter implements LineWriter {
   readonly repairedBytes: number;
-  #handle: FileHandle;
+  #handle: AppendFileHandle;
   #size: number;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
+  /** A failed append may have left bytes after `#size` that could not be cut yet: cut them before the next one. */
+  #torn = false;
 
-  constructor(handle: FileHandle, size: number, repairedBytes: number) {
+  constructor(handle: AppendFileHandle, size: number, repairedBytes: number) {
     this.#handle = handle;
     this.#size = size;
     this.repairedBytes = repairedBytes;
@@ -133,6 +172,11 @@ class AppendWriter implements LineWriter {
   }
 
   async #append(bytes: Buffer): Promise<void> {
+    if (this.#torn) {
+      // The last failed append could not cut what it wrote: appending now would glue two lines. Throws until it can.
+      await this.#handle.truncate(this.#size);
+      this.#torn = false;
+    }
     try {
       let written = 0;
       // One write() per batch; a regular file takes it whole. The loop only guards against a short write.
@@ -144,7 +188,9 @@ class AppendWriter implements LineWriter {
       this.#size += bytes.length;
     } catch (error) {
       // A batch that failed half-way (disk full) must not leave a torn tail for the next batch to glue onto.
-      await this.#handle.truncate(this.#size).catch(() => undefined);
+      await this.#handle.truncate(this.#size).catch(() => {
+        this.#torn = true;
+      });
       throw error;
     }
   }

@@ -1,13 +1,19 @@
 // The launcher's bridge between a session and its game's file link (architecture §2): what the host sends
 // for the game is written to to_game.log as `<Kind>\t<json>` lines; what the game writes to from_game.log is
 // validated as the wire payload of its kind and handed to the session. A line that does not validate, or a
-// kind a game may not send, is reported and skipped, never fatal.
+// kind a game may not send (gameLines.ts: a player's kinds but Pong, Leave and the launcher's), is reported and
+// skipped; a line whose handling throws is skipped and logged; none of it ends the link or the process. The link's
+// health (stalled, recovered, failed) is logged, and a failed link ends the session with its reason.
 import type { HostSession } from '../../actors/host/hostSession.ts';
 import type { PlayerSession } from '../../actors/player/playerSession.ts';
 import type { LogFn } from '../../actors/ports.ts';
 import type { Message } from '../../actors/wire.ts';
-import { Kind, payloadToJson, playerMaySend, validatePayload, type KindName } from '../../protocol/messages/index.ts';
-import type { GameLink } from '../fileLink/gameLink.ts';
+import { payloadToJson, type KindName } from '../../protocol/messages/index.ts';
+import type { GameLink, LinkNotice, LinkStatus } from '../fileLink/gameLink.ts';
+import type { LinkLine } from '../fileLink/linkLine.ts';
+import { BoundedLog, GameLineGate, checkGameLine, type BoundedLogLimits, type GateCounts } from './gameLines.ts';
+
+export { GAME_MAY_SEND, LAUNCHER_ONLY_KINDS, gameMaySend, GameLineGate, BoundedLog } from './gameLines.ts';
 
 /** The kinds the game reads: everything of the session the mod acts on; never Ping, chunks or reports. */
 export const TO_GAME_KINDS: ReadonlySet<KindName> = new Set<KindName>([
@@ -29,58 +35,178 @@ function stampReceived(message: Message, view: ClockView): Message {
   return { kind: message.kind, payload: { ...message.payload, hop } } as Message;
 }
 
-/** Writes one message for the game, if it is a kind the game reads. */
+/** Bounded logs of failed writes per link (a failed link rejects every later send: one line, then counters). */
+const sendFailureLogs = new WeakMap<GameLink, BoundedLog>();
+
+function sendFailureLog(link: GameLink, log: LogFn): BoundedLog {
+  let bounded = sendFailureLogs.get(link);
+  if (!bounded) {
+    bounded = new BoundedLog(log, { firstPerKey: 3 });
+    sendFailureLogs.set(link, bounded);
+  }
+  return bounded;
+}
+
+/**
+ * Writes one message for the game, if it is a kind the game reads. The link keeps it until it is appended (a
+ * stalled link retries); only a failed or closed link, or a payload that cannot be written, loses it: logged.
+ */
 export function forwardToGame(link: GameLink, message: Message, log: LogFn, view: ClockView = () => ({ rtt: 0, off: 0 })): void {
   if (!TO_GAME_KINDS.has(message.kind)) return;
-  const stamped = stampReceived(message, view);
-  const json = payloadToJson(stamped.kind, stamped.payload as never);
-  link.send(stamped.kind, JSON.parse(json)).catch((error: unknown) => log({ msg: 'to_game.log write failed', level: 'error', error: String(error) }));
-}
-
-/** Turns a from_game.log line into a typed message a game may send; undefined (reported) otherwise. */
-export function messageFromGame(kind: string, payload: unknown, log: LogFn): Message | undefined {
-  const code = (Kind as Record<string, number>)[kind];
-  if (code === undefined || !playerMaySend(code)) {
-    log({ msg: 'game line skipped', level: 'warn', kind, why: 'not a kind a game sends' });
-    return undefined;
+  let json: unknown;
+  try {
+    const stamped = stampReceived(message, view);
+    json = JSON.parse(payloadToJson(stamped.kind, stamped.payload as never));
+  } catch (error) {
+    sendFailureLog(link, log).note(`encode:${message.kind}`, { msg: 'line for the game not written', level: 'error', kind: message.kind, error: String(error) });
+    return;
   }
-  const checked = validatePayload(kind as KindName, payload);
-  if (!checked.ok) {
-    log({ msg: 'game line skipped', level: 'warn', kind, why: checked.reason });
-    return undefined;
-  }
-  const message = { kind, payload: checked.value } as Message;
-  // Latency stamps: l = when this launcher read the game's line (the mod may have set g, when it wrote it).
-  if (message.kind === 'Clock' || message.kind === 'Action') message.payload.hop = { ...message.payload.hop, l: Date.now() };
-  return message;
-}
-
-/** Host: the host's own game is player 0 on the file link. Returns the unsubscribe function. */
-export function bridgeHostGame(host: HostSession, link: GameLink, log: LogFn): () => void {
-  const lines = link.fromGame.subscribe((line) => {
-    const message = messageFromGame(line.kind, line.payload, log);
-    if (message) host.fromLocalGame(message);
+  link.send(message.kind, json).catch((error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    sendFailureLog(link, log).note(`send:${typeof code === 'string' ? code : 'error'}`, {
+      msg: 'to_game.log write failed',
+      level: 'error',
+      kind: message.kind,
+      error: String(error),
+    });
   });
-  const problems = link.problems.subscribe((p) => log({ msg: 'file link problem', level: 'warn', ...p }));
+}
+
+/**
+ * Turns a from_game.log line into a typed message a game may send; undefined (reported) otherwise. With a gate the
+ * report is bounded (a refused kind once per kind); without one every skipped line is logged.
+ */
+export function messageFromGame(kind: string, payload: unknown, log: LogFn, gate?: GameLineGate): Message | undefined {
+  if (gate) return gate.take(kind, payload);
+  const checked = checkGameLine(kind, payload);
+  if (checked.ok) return checked.message;
+  log({ msg: 'game line skipped', level: 'warn', kind: kind.slice(0, 64), why: checked.why });
+  return undefined;
+}
+
+export interface BridgeOptions {
+  /**
+   * Ends the session when the file link failed (its backlog went over the bound while appends failed): the
+   * launcher's stop path. Default: the host stops its session (`host.stop`), a player leaves (`player.leave`).
+   */
+  end?: (reason: string) => void;
+  /** Bounds of the skipped-line log (gameLines.ts DEFAULT_BOUNDED_LOG). */
+  logLimits?: Partial<BoundedLogLimits>;
+}
+
+/** The bridge's view for the launcher's status: the link's health and what was skipped. */
+export interface BridgeStatus {
+  link: LinkStatus;
+  skipped: GateCounts;
+}
+
+/** Stops the bridge (call it); `status()` tells the link's health and the skipped lines. */
+export type GameBridge = (() => void) & { status(): BridgeStatus; readonly gate: GameLineGate };
+
+/** Logs the link's notices; a failed link ends the session once. */
+function watchLink(link: GameLink, log: LogFn, end: (reason: string) => void): () => void {
+  let ended = false;
+  const safeLog: LogFn = (entry) => {
+    try {
+      log(entry);
+    } catch {
+      // a throwing log must not end the subscription
+    }
+  };
+  const subscription = link.notices.subscribe((notice: LinkNotice) => {
+    const log = safeLog;
+    switch (notice.type) {
+      case 'link.stalled':
+        log({ msg: 'file link stalled: lines for the game kept and retried', level: 'error', ...notice });
+        break;
+      case 'link.recovered':
+        log({ msg: 'file link recovered: kept lines written in order', level: 'warn', ...notice });
+        break;
+      case 'link.closed':
+        log({ msg: 'file link closed with lines not written', level: 'warn', ...notice });
+        break;
+      case 'link.failed':
+        log({ msg: 'file link failed: ending the session', level: 'error', ...notice });
+        if (!ended) {
+          ended = true;
+          try {
+            end(`file link failed: ${notice.reason}`);
+          } catch (error) {
+            log({ msg: 'ending the session failed', level: 'error', error: String(error) });
+          }
+        }
+        break;
+    }
+  });
+  return () => subscription.unsubscribe();
+}
+
+/** Subscribes to the game's lines and the link's problems; every line handled in isolation. */
+function readGame(link: GameLink, gate: GameLineGate, deliver: (message: Message, line: LinkLine) => void): () => void {
+  const lines = link.fromGame.subscribe((line) => {
+    try {
+      const message = gate.take(line.kind, line.payload);
+      if (message) deliver(message, line);
+    } catch (error) {
+      try {
+        gate.fault(line.kind, error);
+      } catch {
+        // counting a fault must not end the subscription either
+      }
+    }
+  });
+  const problems = link.problems.subscribe((p) => {
+    try {
+      gate.problem(p);
+    } catch {
+      // logging a problem must not end the subscription
+    }
+  });
   return () => {
     lines.unsubscribe();
     problems.unsubscribe();
   };
+}
+
+function makeBridge(link: GameLink, gate: GameLineGate, stops: (() => void)[]): GameBridge {
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    for (const s of stops) s();
+  };
+  return Object.assign(stop, {
+    status: (): BridgeStatus => ({ link: link.status(), skipped: gate.counts() }),
+    gate,
+  });
+}
+
+/** Host: the host's own game is player 0 on the file link. Returns the bridge (call it to stop). */
+export function bridgeHostGame(host: HostSession, link: GameLink, log: LogFn, options: BridgeOptions = {}): GameBridge {
+  const gate = new GameLineGate(log, options.logLimits);
+  const end = options.end ?? ((reason: string) => host.stop('shutdown', `the host's game link failed: ${reason}`.slice(0, 300)));
+  const stopRead = readGame(link, gate, (message) => host.fromLocalGame(message));
+  const stopWatch = watchLink(link, log, end);
+  return makeBridge(link, gate, [stopRead, stopWatch]);
 }
 
 /** Player: game lines go to the host sealed with our id; the host's messages for the game go to its file. */
-export function bridgePlayerGame(player: PlayerSession, link: GameLink, log: LogFn): () => void {
+export function bridgePlayerGame(player: PlayerSession, link: GameLink, log: LogFn, options: BridgeOptions = {}): GameBridge {
+  const gate = new GameLineGate(log, options.logLimits);
+  const end = options.end ?? (() => player.leave());
   const off = player.on((n) => {
-    if (n.type === 'game') forwardToGame(link, n.message, log, () => player.clockView());
+    if (n.type !== 'game') return;
+    try {
+      forwardToGame(link, n.message, log, () => player.clockView());
+    } catch (error) {
+      gate.log.note(`forward:${n.message.kind}`, { msg: 'line for the game not written', level: 'error', kind: n.message.kind, error: String(error) });
+    }
   });
-  const lines = link.fromGame.subscribe((line) => {
-    const message = messageFromGame(line.kind, line.payload, log);
-    if (message && !player.send(message.kind, message.payload as never)) log({ msg: 'game line not sent (not in a session)', kind: line.kind });
+  const stopRead = readGame(link, gate, (message, line) => {
+    if (!player.send(message.kind, message.payload as never)) {
+      gate.log.note(`unsent:${line.kind}`, { msg: 'game line not sent (not in a session)', kind: line.kind });
+    }
   });
-  const problems = link.problems.subscribe((p) => log({ msg: 'file link problem', level: 'warn', ...p }));
-  return () => {
-    off();
-    lines.unsubscribe();
-    problems.unsubscribe();
-  };
+  const stopWatch = watchLink(link, log, end);
+  return makeBridge(link, gate, [off, stopRead, stopWatch]);
 }

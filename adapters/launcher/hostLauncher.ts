@@ -1,18 +1,22 @@
 // The host's launcher: HostSession + the TCP listener + (unless --game none) the host's own game as player 0
 // on the file link + the lockstep actor, and a status file for the window and the demo. The CLI command
 // (adapters/cli/commands/host.ts) parses the arguments and drives this from the terminal.
+// What it cannot start (the game, the port, the game link) is a StartupError naming what and why, after
+// everything already opened is closed again; the cheap refusals come first and the slow key derivation last.
 import { join } from 'node:path';
 import { attachLockstep, type HostLockstep } from '../../actors/host/hostLockstep.ts';
+import { budgetedLog } from '../../actors/logBudget.ts';
 import { HostSession } from '../../actors/host/hostSession.ts';
 import type { Listener, LogFn } from '../../actors/ports.ts';
 import { deriveSessionKey } from '../../protocol/keys.ts';
 import { realClock } from '../clock.ts';
 import { nodeCrypto } from '../crypto/nodeCrypto.ts';
 import { openGameLink, type GameLink } from '../fileLink/gameLink.ts';
+import { startupError, StartupError } from '../cli/failure.ts';
 import { writeFileAtomic } from '../simgame/status.ts';
 import { listenTcp } from '../transport/tcp.ts';
 import { bridgeHostGame, forwardToGame } from './gameBridge.ts';
-import { startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
+import { gameProblem, startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
 
 export interface HostLaunchOptions {
   listen: { host: string; port: number };
@@ -29,18 +33,44 @@ export interface RunningHost {
   listener: Listener;
   secret: Uint8Array;
   lockstep: HostLockstep;
+  /** Resolves with the reason when the session cannot go on (its lockstep failed, its game link failed). */
+  failed: Promise<string>;
   stop(reason: string): Promise<void>;
 }
 
 /** Status the window and `feverlink3 demo` read: players with RTTs, the Session, why the start waits. */
 export const HOST_STATUS_FILE = 'host.json';
 
+/** "127.0.0.1:27015", "[::1]:27015". */
+export function addressText(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
-  const { log } = o;
+  // What peers can cause to be logged passes a budget of lines per second (docs/SECURITY.md); the launcher's own
+  // lines (startup, the game) do not.
+  const log = budgetedLog(o.log, realClock);
+  let fail: (reason: string) => void = () => {};
+  const failed = new Promise<string>((resolve) => {
+    fail = resolve;
+  });
+  const problem = gameProblem(o.game);
+  if (problem !== undefined) throw new StartupError(`cannot start the game: ${problem}`);
+  let listener: Listener;
+  try {
+    listener = await listenTcp({ host: o.listen.host, port: o.listen.port, clock: realClock, log });
+  } catch (error) {
+    throw startupError(`listen on ${addressText(o.listen.host, o.listen.port)}`, error);
+  }
+  const link: GameLink | undefined =
+    o.game.kind === 'none'
+      ? undefined
+      : await openGameLink(o.dir, { name: o.name, id: 0, role: 'host' }).catch(async (error: unknown) => {
+          await listener.close('shutdown');
+          throw startupError(`open the game link in ${o.dir}`, error);
+        });
   const secret = nodeCrypto.randomBytes(16);
   const key = await deriveSessionKey(nodeCrypto, secret, o.password);
-  const link: GameLink | undefined = o.game.kind === 'none' ? undefined : await openGameLink(o.dir, { name: o.name, id: 0, role: 'host' });
-  const listener = await listenTcp({ host: o.listen.host, port: o.listen.port, clock: realClock, log });
   const host = new HostSession(
     { hostName: o.name, key, maxPlayers: o.maxPlayers },
     {
@@ -48,41 +78,57 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
       clock: realClock,
       wallClock: Date.now,
       log,
-      ...(link ? { localGame: (m) => forwardToGame(link, m, log) } : {}),
+      ...(link ? { localGame: (m) => forwardToGame(link, m, o.log) } : {}),
     },
   );
-  const unbridge = link ? bridgeHostGame(host, link, log) : undefined;
+  const unbridge = link ? bridgeHostGame(host, link, o.log, { end: fail }) : undefined;
   // A relay-only host (--game none) runs the lockstep without a game of its own: the start waits for the players.
-  const lockstep = attachLockstep(host, { clock: realClock, wallClock: Date.now, log }, { hostGame: link !== undefined });
-  host.attach(listener);
-  let game: RunningGame | undefined;
-  try {
-    game = startGame(o.game, o.dir, log);
-  } catch (error) {
-    log({ msg: 'the game did not start', level: 'error', error: String(error) });
-  }
-
-  const writeStatus = () =>
-    writeFileAtomic(
-      join(o.dir, HOST_STATUS_FILE),
-      JSON.stringify({ players: host.players(), session: host.sessionPayload(), waiting: lockstep.waiting() ?? null }),
-    );
-  const statusTimer = setInterval(writeStatus, 500);
-
-  return {
+  const lockstep = attachLockstep(
     host,
-    listener,
-    secret,
-    lockstep,
-    stop: async (reason) => {
-      clearInterval(statusTimer);
-      writeStatus();
-      host.stop(reason);
-      lockstep.stop();
-      await listener.close(reason);
-      await game?.stop();
-      unbridge?.();
-      await link?.close();
-    },
+    { clock: realClock, wallClock: Date.now, log },
+    { hostGame: link !== undefined, onFailure: (err) => fail(`the lockstep failed (${String(err)})`) },
+  );
+  host.attach(listener);
+
+  // A status file that cannot be written (a full disk) is logged once per streak; the session goes on.
+  let statusFailing = false;
+  const writeStatus = () => {
+    try {
+      writeFileAtomic(
+        join(o.dir, HOST_STATUS_FILE),
+        JSON.stringify({
+          players: host.players(),
+          session: host.sessionPayload(),
+          waiting: lockstep.waiting() ?? null,
+          ...(unbridge ? { link: unbridge.status().link } : {}),
+        }),
+      );
+      statusFailing = false;
+    } catch (error) {
+      if (!statusFailing) o.log({ msg: 'status not written', level: 'warn', error: String(error) });
+      statusFailing = true;
+    }
   };
+  let statusTimer: NodeJS.Timeout | undefined;
+  let game: RunningGame | undefined;
+  const stop = async (reason: string) => {
+    clearInterval(statusTimer);
+    writeStatus();
+    host.stop(reason);
+    lockstep.stop();
+    await listener.close(reason);
+    await game?.stop();
+    unbridge?.();
+    await link?.close();
+  };
+  try {
+    game = startGame(o.game, o.dir, o.log);
+  } catch (error) {
+    o.log({ msg: 'the game did not start', level: 'error', error: String(error) });
+    await stop('shutdown');
+    throw startupError('start the game', error);
+  }
+  statusTimer = setInterval(writeStatus, 500);
+
+  return { host, listener, secret, lockstep, failed, stop };
 }

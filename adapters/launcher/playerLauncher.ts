@@ -1,6 +1,8 @@
 // The player's launcher: PlayerSession over the first reachable endpoint of the join code, and (unless
 // --game none) the player's game on the file link, opened once the Welcome has named our id. Messages for
-// the game that arrive before the link is open are kept and written first, in order.
+// the game that arrive before the link is open are kept and written first, in order. A game that cannot
+// start is refused before connecting; a game link or game that fails after the Welcome resolves `failed`
+// (the command then leaves the session and ends with one line).
 import type { LogFn } from '../../actors/ports.ts';
 import type { Message } from '../../actors/wire.ts';
 import { PlayerSession } from '../../actors/player/playerSession.ts';
@@ -9,9 +11,11 @@ import { deriveSessionKey } from '../../protocol/keys.ts';
 import { realClock } from '../clock.ts';
 import { nodeCrypto } from '../crypto/nodeCrypto.ts';
 import { openGameLink, type GameLink } from '../fileLink/gameLink.ts';
+import { startupError, StartupError } from '../cli/failure.ts';
 import { connectTcp } from '../transport/tcp.ts';
-import { bridgePlayerGame, forwardToGame } from './gameBridge.ts';
-import { startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
+import { bridgePlayerGame } from './gameBridge.ts';
+import { GameOutlet } from './gameOutlet.ts';
+import { gameProblem, startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
 
 export interface PlayerLaunchOptions {
   code: JoinCode;
@@ -24,6 +28,8 @@ export interface PlayerLaunchOptions {
 
 export interface RunningPlayer {
   player: PlayerSession;
+  /** Resolves when the game link or the game could not start after the Welcome; otherwise never. */
+  failed: Promise<StartupError>;
   stop(): Promise<void>;
 }
 
@@ -42,6 +48,8 @@ async function connectAny(code: JoinCode, log: LogFn) {
 /** Connects and starts the session; undefined when no endpoint could be reached. */
 export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlayer | undefined> {
   const { log } = o;
+  const problem = gameProblem(o.game);
+  if (problem !== undefined) throw new StartupError(`cannot start the game: ${problem}`);
   const key = await deriveSessionKey(nodeCrypto, o.code.secret, o.password);
   const conn = await connectAny(o.code, log);
   if (!conn) return undefined;
@@ -49,27 +57,42 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
   let link: GameLink | undefined;
   let unbridge: (() => void) | undefined;
   let game: RunningGame | undefined;
-  const early: Message[] = [];
-  const offEarly = player.on((n) => {
-    if (n.type === 'game' && !link) early.push(n.message);
-    if (n.type === 'welcomed' && o.game.kind !== 'none') void openLink(n.you, n.hostName);
+  let fail: (error: StartupError) => void = () => {};
+  const failed = new Promise<StartupError>((resolve) => {
+    fail = resolve;
   });
-  const openLink = async (you: number, hostName: string) => {
-    link = await openGameLink(o.dir, { name: o.name, id: you, role: 'player' });
-    for (const message of early.splice(0)) forwardToGame(link, message, log, () => player.clockView());
-    offEarly();
-    unbridge = bridgePlayerGame(player, link, log);
-    log({ msg: 'game link open', you, hostName });
-    try {
-      game = startGame(o.game, o.dir, log);
-    } catch (error) {
-      log({ msg: 'the game did not start', level: 'error', error: String(error) });
+  // What the host sends for the game before its link opens is kept, bounded; an overflow ends the session.
+  const end = (reason: string) => fail(new StartupError(`the session ended: ${reason}`));
+  const outlet = new GameOutlet({ log, end, view: () => player.clockView() });
+  const offEarly = player.on((n) => {
+    if (n.type === 'game' && !link) outlet.push(n.message);
+    if (n.type === 'welcomed' && o.game.kind !== 'none') {
+      openLink(n.you, n.hostName).catch((error: unknown) => {
+        log({ msg: 'the game did not start', level: 'error', error: String(error) });
+        fail(startupError(link ? 'start the game' : `open the game link in ${o.dir}`, error));
+      });
     }
+  });
+  let stopped = false;
+  const openLink = async (you: number, hostName: string) => {
+    const opened = await openGameLink(o.dir, { name: o.name, id: you, role: 'player' });
+    if (stopped) {
+      await opened.close(); // the player left while the link opened: no game
+      return;
+    }
+    link = opened;
+    outlet.attach(opened);
+    offEarly();
+    unbridge = bridgePlayerGame(player, opened, log, { end });
+    log({ msg: 'game link open', you, hostName });
+    game = startGame(o.game, o.dir, log);
   };
   player.connect(conn);
   return {
     player,
+    failed,
     stop: async () => {
+      stopped = true;
       await game?.stop();
       unbridge?.();
       await link?.close();

@@ -227,6 +227,10 @@ export class SimGame implements EngineBackend {
       pause: count(mod?.pause),
       queued: count(mod?.queued),
       margin: typeof mod?.margin === 'number' ? mod.margin : null,
+      outbox: count(mod?.outbox),
+      outboxDropped: count(mod?.outboxDropped),
+      held: mod?.held === true,
+      droppedCommands: count(mod?.dropped),
       final,
     };
   }

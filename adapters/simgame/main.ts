@@ -83,6 +83,27 @@ function parse(argv: readonly string[]): Parsed {
   return { ok: true, args };
 }
 
+/**
+ * The launcher's lifeline (adapters/launcher/gameProcess.ts): with FEVERLINK3_LIFELINE=stdin the game's stdin is
+ * a pipe from its launcher that is never written; it closes when the launcher ends in any way (even SIGKILL),
+ * and the game then ends as on SIGTERM. Returns a function that stops watching (and lets stdin go).
+ */
+function watchLifeline(onGone: () => void): () => void {
+  if (process.env.FEVERLINK3_LIFELINE !== 'stdin') return () => {};
+  const gone = (): void => onGone();
+  process.stdin.on('end', gone);
+  process.stdin.on('close', gone);
+  process.stdin.on('error', gone);
+  process.stdin.resume();
+  return () => {
+    process.stdin.off('end', gone);
+    process.stdin.off('close', gone);
+    process.stdin.off('error', gone);
+    process.stdin.on('error', () => {});
+    process.stdin.destroy();
+  };
+}
+
 const say = (text: string): void => {
   process.stderr.write(`feverlink3 simgame: ${text}\n`);
 };
@@ -112,6 +133,12 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const sessionDir = resolve(a.sessionDir);
+  // Watched from here on, so a launcher gone while the mod loads ends the game too.
+  let launcherGone = false;
+  let onLauncherGone = (): void => {
+    launcherGone = true;
+  };
+  const stopWatching = watchLifeline(() => onLauncherGone());
   let savePath: string;
   let world;
   if (a.newSave !== undefined) {
@@ -122,11 +149,13 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
     savePath = resolve(a.save!);
     if (!existsSync(savePath)) {
       say(`no save at ${savePath}`);
+      stopWatching();
       return 1;
     }
     const loaded = deserializeWorld(readFileSync(savePath, 'utf8'));
     if (!loaded.ok) {
       say(`${savePath}: ${loaded.reason}`);
+      stopWatching();
       return 1;
     }
     world = loaded.world;
@@ -154,6 +183,7 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
     });
   } catch (e) {
     say(`the mod did not load: ${(e as Error).message}`);
+    stopWatching();
     return 1;
   }
   game.attach(host);
@@ -168,6 +198,7 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
       clearTimeout(timer);
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
+      stopWatching();
       game.writeStatus(true);
       host?.close();
       done(0);
@@ -187,6 +218,8 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
-    tick();
+    onLauncherGone = stop;
+    if (launcherGone) stop();
+    else tick();
   });
 }

@@ -33,6 +33,14 @@ export interface GameStatus {
   queued: number;
   /** The smallest margin (game-ms left before the stamp) of the last actions that arrived; null before any. */
   margin: number | null;
+  /** Lines the mod keeps for from_game.log (waiting after failed appends; 0 when the link is healthy). */
+  outbox: number;
+  /** Lines the mod's outbox refused because it was full (docs/ENGINE.md §7). */
+  outboxDropped: number;
+  /** The world stands because the mod's outbox is full. */
+  held: boolean;
+  /** Own commands the mod dropped (outbox or queue full): applied nowhere. */
+  droppedCommands: number;
   /** True in the last status a game writes before it exits. */
   final: boolean;
 }

@@ -14,6 +14,8 @@ export interface Launcher {
   stderr(): string;
   /** Resolves with the first stdout line matching `pattern` (already printed or to come). */
   line(pattern: RegExp, ms?: number): Promise<string>;
+  /** The same for stderr (with --verbose the launcher's log is there as readable lines). */
+  errLine(pattern: RegExp, ms?: number): Promise<string>;
   /** Writes a line to stdin. */
   type(text: string): void;
   /** Resolves with the exit code (the signal's name if killed by one). */
@@ -22,15 +24,14 @@ export interface Launcher {
 
 const running = new Set<ChildProcessWithoutNullStreams>();
 
-export function launch(args: readonly string[]): Launcher {
-  const child = spawn(process.execPath, [entry, ...args], { cwd: root, stdio: 'pipe', env: { ...process.env, NO_COLOR: '1' } });
-  running.add(child);
-  const lines: string[] = [];
+type Waiter = { pattern: RegExp; resolve: (line: string) => void };
+
+/** Splits a stream into lines, keeps them, and resolves the waiters whose pattern a new line matches. */
+function collectLines(stream: NodeJS.ReadableStream, lines: string[], waiters: Waiter[], also: (chunk: string) => void = () => {}): void {
   let partial = '';
-  let err = '';
-  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    also(chunk);
     const parts = (partial + chunk).split('\n');
     partial = parts.pop()!;
     for (const line of parts) {
@@ -43,8 +44,19 @@ export function launch(args: readonly string[]): Launcher {
       }
     }
   });
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => (err += chunk));
+}
+
+export function launch(args: readonly string[], options: { env?: Record<string, string>; uid?: number; gid?: number } = {}): Launcher {
+  const ids = options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid };
+  const child = spawn(process.execPath, [entry, ...args], { cwd: root, stdio: 'pipe', env: { ...process.env, NO_COLOR: '1', ...options.env }, ...ids });
+  running.add(child);
+  const lines: string[] = [];
+  const errLines: string[] = [];
+  let err = '';
+  const waiters: Waiter[] = [];
+  const errWaiters: Waiter[] = [];
+  collectLines(child.stdout, lines, waiters);
+  collectLines(child.stderr, errLines, errWaiters, (chunk) => (err += chunk));
   child.stdin.on('error', () => {}); // the process may be gone when a test types
   const exited = new Promise<number | string>((done) =>
     child.on('exit', (code, signal) => {
@@ -58,23 +70,26 @@ export function launch(args: readonly string[]): Launcher {
     stderr: () => err,
     exited,
     type: (text) => void child.stdin.write(`${text}\n`),
-    line(pattern, ms = 10_000) {
-      const found = lines.find((l) => pattern.test(l));
-      if (found !== undefined) return Promise.resolve(found);
-      return new Promise((resolveLine, reject) => {
-        const timer = setTimeout(() => {
-          const at = waiters.findIndex((w) => w.resolve === done);
-          if (at >= 0) waiters.splice(at, 1);
-          reject(new Error(`no line matching ${pattern} within ${ms} ms; stdout:\n${lines.join('\n')}\nstderr:\n${err}`));
-        }, ms);
-        const done = (line: string) => {
-          clearTimeout(timer);
-          resolveLine(line);
-        };
-        waiters.push({ pattern, resolve: done });
-      });
-    },
+    line: (pattern, ms = 10_000) => waitLine('stdout', lines, waiters, pattern, ms),
+    errLine: (pattern, ms = 10_000) => waitLine('stderr', errLines, errWaiters, pattern, ms),
   };
+
+  function waitLine(what: string, seen: string[], list: Waiter[], pattern: RegExp, ms: number): Promise<string> {
+    const found = seen.find((l) => pattern.test(l));
+    if (found !== undefined) return Promise.resolve(found);
+    return new Promise((resolveLine, reject) => {
+      const timer = setTimeout(() => {
+        const at = list.findIndex((w) => w.resolve === done);
+        if (at >= 0) list.splice(at, 1);
+        reject(new Error(`no ${what} line matching ${pattern} within ${ms} ms; stdout:\n${lines.join('\n')}\nstderr:\n${err}`));
+      }, ms);
+      const done = (line: string) => {
+        clearTimeout(timer);
+        resolveLine(line);
+      };
+      list.push({ pattern, resolve: done });
+    });
+  }
 }
 
 /** Kills every launcher still running (SIGKILL) and waits for them to go. */

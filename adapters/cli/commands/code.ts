@@ -3,8 +3,21 @@
 // The secret is printed only when asked for: it is the session's key material.
 import { toHex } from '../../../protocol/bytes.ts';
 import { decodeJoinCode, type JoinCode } from '../../../protocol/joinCode.ts';
+import { parseCommandLine, usageText, type CommandSpec } from '../args.ts';
+import { writeErr, writeOut } from '../stdio.ts';
 
-const USAGE = 'usage: feverlink3 code CODE [--json] [--show-secret]';
+export const spec = {
+  name: 'code',
+  synopsis: ['code CODE [--json] [--show-secret]'],
+  about: 'prints what a join code holds: its version, when it was made, the endpoints (status 1: not a join code)',
+  operands: { name: 'the join code (CODE)', min: 1 },
+  options: {
+    json: { type: 'boolean', help: 'print exactly one JSON line' },
+    'show-secret': { type: 'boolean', help: "also print the secret (the session's key material)" },
+  },
+} as const satisfies CommandSpec;
+
+export const usage = usageText(spec);
 
 /** The one line `--json` prints (the field order is fixed; "secret" only with --show-secret). */
 function toJson(code: JoinCode, showSecret: boolean): string {
@@ -34,33 +47,20 @@ function toText(code: JoinCode, showSecret: boolean): string {
   return lines.join('\n');
 }
 
-/** Runs the command; returns the exit status (0 ok, 1 not a join code, 2 usage). */
+/** Runs the command; returns the exit status (0 ok, 1 not a join code; a UsageError for the rest). */
 export async function run(args: readonly string[]): Promise<number> {
-  let json = false;
-  let showSecret = false;
-  const words: string[] = [];
-  for (const arg of args) {
-    if (arg === '--json') json = true;
-    else if (arg === '--show-secret') showSecret = true;
-    else if (arg === '--help' || arg === '-h') {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    } else if (arg.startsWith('--')) {
-      process.stderr.write(`feverlink3 code: unknown option ${arg}\n${USAGE}\n`);
-      return 2;
-    } else words.push(arg);
+  const parsed = parseCommandLine(spec, args);
+  if (parsed.help) {
+    writeOut(`${usage}\n`);
+    return 0;
   }
+  const { json, 'show-secret': showSecret } = parsed.values;
   // A code pasted with spaces arrives as several arguments; the decoder ignores the spaces.
-  const text = words.join(' ');
-  if (text.trim() === '') {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
-  const code = decodeJoinCode(text);
+  const code = decodeJoinCode(parsed.operands.join(' '));
   if (code === undefined) {
-    process.stderr.write('feverlink3 code: not a FeverLink3 join code\n');
+    writeErr('feverlink3 code: not a FeverLink3 join code\n');
     return 1;
   }
-  process.stdout.write(`${json ? toJson(code, showSecret) : toText(code, showSecret)}\n`);
+  writeOut(`${json ? toJson(code, showSecret) : toText(code, showSecret)}\n`);
   return 0;
 }

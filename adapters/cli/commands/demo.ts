@@ -1,67 +1,95 @@
 // `feverlink3 demo [--players N] [--seconds S] [--json] [--bot-rate N] [--speeds 1,4,2] [--throttle I:F]
 // [--keep]`: a local session of simulated games in lockstep (the README's main job). --json prints one line:
 // {"players":N,"actions":A,"late":L,"resyncs":R,"differences":[…],"worldsEqual":…,"worldHash":"…"}.
-import { parseArgs } from 'node:util';
+// SIGINT / SIGTERM stop it early (its launchers and their games end with it, status 1); a hang-up does not.
 import { runDemo, type DemoOptions } from '../../demo/runDemo.ts';
+import { decimalNumber, parseCommandLine, usageText, wholeNumber, type CommandSpec } from '../args.ts';
+import { UsageError } from '../failure.ts';
+import { writeErr, writeOut } from '../stdio.ts';
+import { keepRunningOnHangup } from '../supervise.ts';
+
+export const spec = {
+  name: 'demo',
+  synopsis: ['demo [--players N] [--seconds S] [--json] [--bot-rate PER_MIN] [--speeds 1,4,2] [--throttle PLAYER:FACTOR]'],
+  about: 'a local session: a host and players as separate launchers on 127.0.0.1, each with a simulated game and bots',
+  options: {
+    players: { type: 'string', arg: 'N', help: 'games, the host included, 1 to 8', default: '3' },
+    seconds: { type: 'string', arg: 'S', help: 'how long they play, more than 0, at most 3600', default: '30' },
+    json: { type: 'boolean', help: 'print only the result, as one JSON line' },
+    'bot-rate': { type: 'string', arg: 'PER_MIN', help: "each bot's commands per minute", default: '60' },
+    speeds: { type: 'string', arg: 'LIST', help: 'the speeds in turn over the run, each 1, 2 or 4', default: '1,4,2' },
+    throttle: { type: 'string', arg: 'PLAYER:FACTOR', help: "one player's game gets FACTOR × the wall time, e.g. 1:0.5" },
+    seed: { type: 'string', arg: 'N', help: 'the world seed of the save every game starts from', default: '1' },
+    keep: { type: 'boolean', help: 'keep the session folders afterwards' },
+    dir: { type: 'string', arg: 'DIR', help: 'put the session folders here (kept)' },
+  },
+} as const satisfies CommandSpec;
+
+export const usage = usageText(spec);
 
 export async function run(args: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      players: { type: 'string', default: '3' },
-      seconds: { type: 'string', default: '30' },
-      json: { type: 'boolean', default: false },
-      'bot-rate': { type: 'string', default: '60' },
-      speeds: { type: 'string', default: '1,4,2' },
-      throttle: { type: 'string' },
-      seed: { type: 'string', default: '1' },
-      keep: { type: 'boolean', default: false },
-      dir: { type: 'string' },
-    },
-    strict: true,
-  });
-  const players = Number(values.players);
-  const seconds = Number(values.seconds);
-  const botRate = Number(values['bot-rate']);
-  const speeds = values.speeds.split(',').map(Number);
-  if (!Number.isInteger(players) || players < 1 || players > 8) return usage('--players: 1..8');
-  if (!(seconds > 0 && seconds <= 3600)) return usage('--seconds: more than 0, at most 3600');
-  if (!(botRate >= 0)) return usage('--bot-rate: a number of commands per minute');
-  if (speeds.some((s) => ![1, 2, 4].includes(s))) return usage('--speeds: a list of 1, 2, 4');
-  let throttle: DemoOptions['throttle'];
-  if (values.throttle) {
-    const [p, f] = values.throttle.split(':').map(Number);
-    if (!Number.isInteger(p) || p! < 0 || p! >= players || !(f! > 0 && f! <= 4)) return usage('--throttle: PLAYER:FACTOR, e.g. 1:0.5');
-    throttle = { player: p!, factor: f! };
+  const parsed = parseCommandLine(spec, args);
+  if (parsed.help) {
+    writeOut(`${usage}\n`);
+    return 0;
   }
+  const { values } = parsed;
+  const players = wholeNumber('--players', values.players, 1, 8);
+  const seconds = decimalNumber('--seconds', values.seconds, (s) => s > 0 && s <= 3600, 'more than 0, at most 3600');
+  const botRate = decimalNumber('--bot-rate', values['bot-rate'], (r) => r <= 60_000, 'a number of commands per minute, at most 60000');
+  const speeds = values.speeds.split(',');
+  if (speeds.some((s) => !['1', '2', '4'].includes(s.trim()))) {
+    throw new UsageError(`--speeds: expected a list of 1, 2, 4, got ${JSON.stringify(values.speeds)}`);
+  }
+  const worldSeed = wholeNumber('--seed', values.seed, 0, 2 ** 31 - 1);
+  let throttle: DemoOptions['throttle'];
+  if (values.throttle !== undefined) {
+    const m = /^(\d+):(\d+(?:\.\d+)?)$/.exec(values.throttle);
+    const p = Number(m?.[1]);
+    const f = Number(m?.[2]);
+    if (!m || p >= players || !(f > 0 && f <= 4)) {
+      const expected = `PLAYER:FACTOR with PLAYER 0 to ${players - 1} and FACTOR more than 0, at most 4`;
+      throw new UsageError(`--throttle: expected ${expected}, got ${JSON.stringify(values.throttle)}`);
+    }
+    throttle = { player: p, factor: f };
+  }
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => stop.abort(new Error(`stopped (${signal})`));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  keepRunningOnHangup();
   const options: DemoOptions = {
     players,
     seconds,
     botRate,
-    speeds,
-    worldSeed: Number(values.seed),
+    speeds: speeds.map(Number),
+    worldSeed,
     live: !values.json,
     keep: values.keep,
+    signal: stop.signal,
     ...(throttle ? { throttle } : {}),
     ...(values.dir ? { root: values.dir } : {}),
   };
   try {
-    const print = (line: string) => process.stdout.write(`${line}\n`);
+    const print = (line: string) => void writeOut(`${line}\n`);
     const result = await runDemo(options, print, process.stdout.isTTY ? redrawInPlace() : print);
     if (values.json) {
       // The contract's fields first; pauseAt and each game's time at the comparison are this scenario's own.
       const { games, ...line } = result;
-      process.stdout.write(`${JSON.stringify({ ...line, times: games?.map((g) => g.t) })}\n`);
+      writeOut(`${JSON.stringify({ ...line, times: games?.map((g) => g.t) })}\n`);
     } else {
-      process.stdout.write(
+      writeOut(
         `\nworldsEqual: ${result.worldsEqual}, late: ${result.late} — ${result.players} games stopped at pauseAt ` +
           `${result.pauseAt} after ${result.actions} actions; world ${result.worldHash}\n`,
       );
     }
     return result.worldsEqual && result.late === 0 ? 0 : 1;
   } catch (error) {
-    process.stderr.write(`feverlink3 demo: ${(error as Error).message}\n`);
+    writeErr(`feverlink3 demo: ${(error as Error).message}\n`);
     return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
 
@@ -70,12 +98,7 @@ function redrawInPlace(): (table: string) => void {
   let shown = 0;
   return (table) => {
     const up = shown > 0 ? `\x1b[${shown}F\x1b[J` : '';
-    process.stdout.write(`${up}${table}\n`);
+    writeOut(`${up}${table}\n`);
     shown = table.split('\n').length;
   };
-}
-
-function usage(problem: string): number {
-  process.stderr.write(`feverlink3 demo: ${problem}\nusage: feverlink3 demo [--players N] [--seconds S] [--json]\n`);
-  return 2;
 }

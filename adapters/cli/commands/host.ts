@@ -3,18 +3,41 @@
 // hosts a session over TCP, prints `join code: <CODE>` for the address actually bound, runs the host's own
 // game as player 0, and runs until SIGINT/SIGTERM, closing every connection with a reason.
 import { networkInterfaces } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { encodeJoinCode, type Endpoint } from '../../../protocol/joinCode.ts';
 import { parsePlayerSet } from '../../../machines/rules/permissions.ts';
-import { createLog } from '../../log.ts';
-import { gameChoice, LAUNCHER_ARG_OPTIONS } from '../../launcher/gameProcess.ts';
-import { launchHost, type RunningHost } from '../../launcher/hostLauncher.ts';
+import { gameChoice } from '../../launcher/gameProcess.ts';
+import { addressText, launchHost, type RunningHost } from '../../launcher/hostLauncher.ts';
+import { parseCommandLine, usageText, wholeNumber, type CommandSpec } from '../args.ts';
+import { StartupError, UsageError } from '../failure.ts';
+import { openLauncherLog } from '../launcherLog.ts';
+import { LAUNCHER_OPTIONS } from '../launcherOptions.ts';
 import { parseHostPort, sessionDir } from '../sessionDir.ts';
+import { writeOut } from '../stdio.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
 
 const HELP = `commands: /start  /pause  /speed 1|2|4  /players  /kick ID [why]
           /perm build|bulldoze|spend|speed|other everyone|host|ID,ID  /quit      anything else is chat`;
+
+/** say() prints one line (a line break in it would be replaced), so the help goes line by line. */
+const sayHelp = (): void => HELP.split('\n').forEach((line) => say(line));
+
+export const spec = {
+  name: 'host',
+  synopsis: ['host [--listen HOST:PORT] [--name NAME] [--password PW] [--max-players N] [--game sim|none | --game-dir PATH]'],
+  about: 'hosts a session over TCP: prints the join code, runs the host\'s own game as player 0, ends on Ctrl-C or /quit',
+  options: {
+    listen: { type: 'string', arg: 'HOST:PORT', help: 'the address to listen on (0.0.0.0:27015 for every interface)', default: '127.0.0.1:0' },
+    name: { type: 'string', arg: 'NAME', help: "the host player's name", default: 'host' },
+    'max-players': { type: 'string', arg: 'N', help: 'players in the session, the host included, 1 to 64', default: '8' },
+    ...LAUNCHER_OPTIONS,
+  },
+  notes: [
+    'lines typed while it runs: /start  /pause  /speed 1|2|4  /players  /kick ID [why]  /quit',
+    '  /perm build|bulldoze|spend|speed|other everyone|host|ID,ID; anything else is chat',
+  ],
+} as const satisfies CommandSpec;
+
+export const usage = usageText(spec);
 
 /** The endpoints a join code names: the bound address, or every external interface for a wildcard bind. */
 export function joinEndpoints(host: string, port: number): Endpoint[] {
@@ -32,25 +55,20 @@ export function joinEndpoints(host: string, port: number): Endpoint[] {
 }
 
 export async function run(args: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      listen: { type: 'string', default: '127.0.0.1:0' },
-      name: { type: 'string', default: 'host' },
-      'max-players': { type: 'string', default: '8' },
-      ...LAUNCHER_ARG_OPTIONS,
-    },
-    strict: true,
-  });
+  const parsed = parseCommandLine(spec, args);
+  if (parsed.help) {
+    writeOut(`${usage}\n`);
+    return 0;
+  }
+  const { values } = parsed;
   const listen = parseHostPort(values.listen);
-  const maxPlayers = Number(values['max-players']);
-  if (!listen) return usage(`--listen: expected HOST:PORT, got "${values.listen}"`);
-  if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 64) return usage('--max-players: expected 1..64');
+  if (!listen) throw new UsageError(`--listen: expected HOST:PORT, got ${JSON.stringify(values.listen)}`);
+  const maxPlayers = wholeNumber('--max-players', values['max-players'], 1, 64);
   const game = gameChoice(values, 0);
-  if (typeof game === 'string') return usage(game);
+  if (typeof game === 'string') throw new UsageError(game);
 
   const dir = sessionDir(values['session-dir'], 'host');
-  const { log, flush } = createLog({ file: join(dir, 'launcher.log'), pretty: values.verbose || process.stderr.isTTY === true, base: { role: 'host' } });
+  const { log, flush } = openLauncherLog(dir, values.verbose, { role: 'host' });
   const running = await launchHost({
     listen,
     name: values.name,
@@ -60,9 +78,11 @@ export async function run(args: readonly string[]): Promise<number> {
     game,
     log,
   });
+  // Handled from before the first line printed: whoever reads the join code may signal at once.
+  const stopped = untilSignal();
   const { host, listener } = running;
   const code = encodeJoinCode({ created: Math.floor(Date.now() / 1000), secret: running.secret, endpoints: joinEndpoints(listener.host, listener.port) });
-  say(`listening on ${listener.host}:${listener.port}`);
+  say(`listening on ${addressText(listener.host, listener.port)}`);
   say(`join code: ${code}`);
   say(`session folder: ${dir}`);
   log({ msg: 'hosting', host: listener.host, port: listener.port, maxPlayers, password: values.password !== undefined, game: game.kind });
@@ -77,9 +97,17 @@ export async function run(args: readonly string[]): Promise<number> {
   });
   const stopReading = readLines((line) => command(running, line));
 
-  const signal = await untilSignal();
-  say(`stopping (${signal})`);
-  log({ msg: 'stopping', signal });
+  const outcome = await Promise.race([stopped.then((signal) => ({ signal })), running.failed.then((failure) => ({ failure }))]);
+  if ('failure' in outcome) {
+    // The session cannot go on (our lockstep failed, the game link failed): one line, status 1.
+    log({ msg: 'stopping', level: 'error', failure: outcome.failure });
+    await running.stop('internal-error');
+    stopReading();
+    flush();
+    throw new StartupError(`the session ended: ${outcome.failure}`);
+  }
+  say(`stopping (${outcome.signal})`);
+  log({ msg: 'stopping', signal: outcome.signal });
   await running.stop('shutdown');
   stopReading();
   flush();
@@ -112,7 +140,7 @@ function command({ host, lockstep }: RunningHost, line: string): void {
     case 'perm': {
       const what = rest[0];
       const set = parsePlayerSet(rest[1] ?? '');
-      if (!what || !['build', 'bulldoze', 'spend', 'speed', 'other'].includes(what) || !set) return say(HELP);
+      if (!what || !['build', 'bulldoze', 'spend', 'speed', 'other'].includes(what) || !set) return sayHelp();
       host.setPermissions({ ...host.currentPermissions(), [what]: set });
       return say(`permissions: ${JSON.stringify(host.currentPermissions())}`);
     }
@@ -120,11 +148,6 @@ function command({ host, lockstep }: RunningHost, line: string): void {
       process.kill(process.pid, 'SIGTERM');
       return;
     default:
-      return say(HELP);
+      return sayHelp();
   }
-}
-
-function usage(problem: string): number {
-  process.stderr.write(`feverlink3 host: ${problem}\nusage: feverlink3 host --listen HOST:PORT [--name NAME] [--password PW] [--max-players N] [--game sim|none]\n`);
-  return 2;
 }

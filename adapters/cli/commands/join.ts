@@ -1,14 +1,30 @@
 // `feverlink3 join CODE --name NAME [--password PW] [--session-dir DIR] [--game sim|none | --game-dir PATH]
 // [--save FILE] [--bots N] [--bot-rate N] [--throttle F] [--verbose]`: joins a session, runs the player's
 // game on the file link, shows the roster, chat and RTTs, and reads chat lines from stdin (/quit leaves).
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { decodeJoinCode } from '../../../protocol/joinCode.ts';
-import { createLog } from '../../log.ts';
-import { gameChoice, LAUNCHER_ARG_OPTIONS } from '../../launcher/gameProcess.ts';
+import { gameChoice } from '../../launcher/gameProcess.ts';
+import { addressText } from '../../launcher/hostLauncher.ts';
 import { launchPlayer } from '../../launcher/playerLauncher.ts';
+import { parseCommandLine, usageText, type CommandSpec } from '../args.ts';
+import { StartupError, UsageError } from '../failure.ts';
+import { openLauncherLog } from '../launcherLog.ts';
+import { LAUNCHER_OPTIONS } from '../launcherOptions.ts';
 import { sessionDir } from '../sessionDir.ts';
+import { writeOut } from '../stdio.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
+
+export const spec = {
+  name: 'join',
+  synopsis: ['join CODE --name NAME [--password PW] [--game sim|none | --game-dir PATH]'],
+  about: 'joins the session of a join code: shows the roster, chat and RTTs; lines typed are chat, /players, /quit',
+  operands: { name: 'the join code (CODE)', min: 1 },
+  options: {
+    name: { type: 'string', arg: 'NAME', help: "this player's name", required: true },
+    ...LAUNCHER_OPTIONS,
+  },
+} as const satisfies CommandSpec;
+
+export const usage = usageText(spec);
 
 /** The bots of each player differ: their seed comes from the player's name. */
 function seedOf(name: string): number {
@@ -18,31 +34,21 @@ function seedOf(name: string): number {
 }
 
 export async function run(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    options: {
-      name: { type: 'string' },
-      ...LAUNCHER_ARG_OPTIONS,
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals.length === 0 || !values.name) {
-    process.stderr.write('usage: feverlink3 join CODE --name NAME [--password PW] [--game sim|none]\n');
-    return 2;
+  const parsed = parseCommandLine(spec, args);
+  if (parsed.help) {
+    writeOut(`${usage}\n`);
+    return 0;
   }
-  const code = decodeJoinCode(positionals.join(''));
-  if (!code) {
-    process.stderr.write('not a FeverLink3 join code\n');
-    return 1;
-  }
+  const { values, operands } = parsed;
+  if (values.name.trim() === '') throw new UsageError('--name: a name is needed');
+  // A code pasted with spaces arrives as several arguments; the decoder ignores the spaces.
+  const code = decodeJoinCode(operands.join(' '));
+  if (!code) throw new UsageError('not a FeverLink3 join code (check it was copied whole)');
   const game = gameChoice(values, seedOf(values.name));
-  if (typeof game === 'string') {
-    process.stderr.write(`feverlink3 join: ${game}\n`);
-    return 2;
-  }
+  if (typeof game === 'string') throw new UsageError(game);
+
   const dir = sessionDir(values['session-dir'], 'player');
-  const { log, flush } = createLog({ file: join(dir, 'launcher.log'), pretty: values.verbose || process.stderr.isTTY === true, base: { role: 'player', name: values.name } });
+  const { log, flush } = openLauncherLog(dir, values.verbose, { role: 'player', name: values.name });
   const running = await launchPlayer({
     code,
     name: values.name,
@@ -52,10 +58,10 @@ export async function run(args: readonly string[]): Promise<number> {
     log,
   });
   if (!running) {
-    say(`could not reach the host at ${code.endpoints.map((e) => `${e.host}:${e.port}`).join(', ') || '(no endpoints)'}`);
     flush();
-    return 1;
+    throw new StartupError(`cannot reach the host at ${code.endpoints.map((e) => addressText(e.host, e.port)).join(', ') || '(no endpoints)'}`);
   }
+  const stopped = untilSignal();
   const { player } = running;
   const printRtt = rttPrinter(10_000, Date.now);
   const ended = new Promise<{ reason: string; detail?: string }>((resolve) => {
@@ -72,8 +78,18 @@ export async function run(args: readonly string[]): Promise<number> {
     else if (line === '/players') say(`players: ${formatRoster(player.players())}`);
     else if (!player.chat(line)) say('not in the session yet');
   });
-  const outcome = await Promise.race([ended, untilSignal().then(() => ({ reason: 'left' as const }))]);
-  if (outcome.reason === 'left' && player.joined) player.leave();
+  const outcome = await Promise.race([
+    ended,
+    stopped.then(() => ({ reason: 'left' as const })),
+    running.failed.then((failure) => ({ reason: 'failed' as const, failure })),
+  ]);
+  if ((outcome.reason === 'left' || outcome.reason === 'failed') && player.joined) player.leave();
+  if ('failure' in outcome) {
+    await running.stop();
+    stopReading();
+    flush();
+    throw outcome.failure;
+  }
   const detail = 'detail' in outcome && outcome.detail ? ` (${outcome.detail})` : '';
   say(player.joined || outcome.reason === 'left' ? `session ended: ${outcome.reason}${detail}` : `rejected: ${outcome.reason}${detail}`);
   await running.stop();
