@@ -87,3 +87,29 @@ export const SCHEMAS: { readonly [K in KindName]: Schema<Payloads[K]> } = {
   BuildVeto: actions.buildVetoSchema,
   BuildCommit: actions.buildCommitSchema,
 };
+
+/**
+ * The fields that are dropped, not refused, when they do not validate, as paths from the payload's root
+ * (`session.resync` is Welcome's session's resync): the logs-only and host-normalised ones (`hop` and each of its
+ * stamps, `Action.category`, `ActionRefused.class`, `Hello.save`) and the optional ones the spec names without
+ * giving their shape (docs/DECISIONS.md "Messages: what is dropped instead of refused"). Every other field refuses
+ * its whole message. A sender of ours never relies on this: tests check that nothing we send loses one of them.
+ */
+export const LENIENT_FIELDS: { readonly [K in KindName]?: readonly string[] } = {
+  Join: ['caps'],
+  Reject: ['mods'],
+  Kicked: ['mods'],
+  Welcome: ['resumed', 'modsChecked', 'session.resync', 'session.modWarnings'],
+  Session: ['resync', 'modWarnings'],
+  PeerClock: ['hop', ...hopKeys('hop')],
+  Clock: ['hop', ...hopKeys('hop')],
+  Action: ['category', 'applied', 'hop', ...hopKeys('hop')],
+  ActionRefused: ['class'],
+  Hello: ['save'],
+  BuildVeto: ['host'],
+  ReportRequest: ['note'],
+};
+
+function hopKeys(at: string): string[] {
+  return ['g', 'l', 'h', 'so', 'sr', 'w', 'ro', 'rr'].map((k) => `${at}.${k}`);
+}

@@ -103,7 +103,8 @@ export const actionSchema: Schema<ActionPayload> = obj({
   from: opt(playerId()),
   allowed: opt(bool()),
   pause: opt(bool()),
-  applied: opt(bool()),
+  // The spec lists Action.applied without saying what it is: dropped, not refused, when it is not true/false.
+  applied: lenient(bool()),
   pauseSeq: opt(counter()),
   pauseUpto: opt(counter()),
   hop: hopField(),
@@ -122,7 +123,8 @@ export const buildVetoSchema: Schema<BuildVetoPayload> = obj({
   why: text(LIMITS.whyChars),
   from: opt(playerId()),
   name: opt(displayName()),
-  host: opt(bool()),
+  // "host?" has no type in the spec: one that is not true/false is dropped (the veto counts as a game's).
+  host: lenient(bool()),
 });
 
 export const buildCommitSchema: Schema<BuildCommitPayload> = obj({

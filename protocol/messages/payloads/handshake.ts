@@ -2,7 +2,7 @@
 // (spec: wire-protocol.txt "Handshake", "Reconnect", "Mod list"; lockstep.md "Mod list", "Leave and removal").
 
 import { LIMITS } from '../limits.ts';
-import { arr, bytes, obj, opt, str, uint } from '../schema.ts';
+import { arr, bytes, lenient, obj, opt, str, uint } from '../schema.ts';
 import type { Schema } from '../schema.ts';
 import { counter, detail, identifier, joinerId, joinName, version } from './common.ts';
 
@@ -102,7 +102,8 @@ export const joinSchema: Schema<JoinPayload> = obj({
       last: opt(counter()),
     }),
   ),
-  caps: opt(arr(identifier(), { max: LIMITS.maxCaps })),
+  // The spec names caps without a shape (our list of capability names): an odd one is dropped, not the Join.
+  caps: lenient(arr(identifier(), { max: LIMITS.maxCaps })),
   mods: opt(modList()),
 });
 
@@ -114,7 +115,9 @@ export const rejectSchema: Schema<RejectPayload> = obj({
     patternReason: 'not a reason token (lower-case letters, digits, dashes)',
   }),
   detail: opt(detail()),
-  mods: opt(
+  // The spec names Reject.mods without a shape (ours: docs/DECISIONS.md "Message shapes the spec leaves open"):
+  // another host's may differ, and a Reject must still be honoured, so an odd one is dropped, not the Reject.
+  mods: lenient(
     obj({
       missing: modList(),
       extra: modList(),

@@ -2,7 +2,7 @@
 // (spec: "Who may send what", "Bug reports"; lockstep.md "Bug reports").
 
 import { LIMITS } from '../limits.ts';
-import { obj, opt, str, uint } from '../schema.ts';
+import { lenient, obj, str, uint } from '../schema.ts';
 import type { Schema } from '../schema.ts';
 import { chunk, counter, displayName, playerId, text } from './common.ts';
 import type { ChunkPayload } from './common.ts';
@@ -52,4 +52,5 @@ export const reportPartSchema: Schema<ReportPartPayload> = chunk();
 
 export const reportBusySchema: Schema<ReportBusyPayload> = obj({ id: counter(), byName: displayName() });
 
-export const reportRequestSchema: Schema<ReportRequestPayload> = obj({ note: opt(text(LIMITS.noteChars)) });
+// "note?" has no shape in the spec: a note that is not text of ≤ 1000 code points is dropped, not the request.
+export const reportRequestSchema: Schema<ReportRequestPayload> = obj({ note: lenient(text(LIMITS.noteChars)) });

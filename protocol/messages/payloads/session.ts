@@ -2,7 +2,7 @@
 // Leave 38 (spec: "Who may send what", "Permissions", "Reconnect", "Catching up", "Ping and round-trip time").
 
 import { LIMITS } from '../limits.ts';
-import { arr, bool, bytes, dflt, num, obj, oneOf, opt, rec, str } from '../schema.ts';
+import { arr, bool, bytes, dflt, lenient, num, obj, oneOf, opt, rec, str } from '../schema.ts';
 import type { Schema } from '../schema.ts';
 import {
   counter,
@@ -141,14 +141,17 @@ export const sessionSchema: Schema<SessionPayload> = obj({
   speed: speed(),
   pauseAt: opt(gameTime()),
   lead: steps(),
-  resync: opt(
+  // resync and modWarnings: the spec names them without a shape (docs/DECISIONS.md "Message shapes the spec leaves
+  // open"), so another implementation's may differ from ours: an odd one is dropped, never the Session (or the
+  // Welcome that carries it, which would end the join in `timeout`).
+  resync: lenient(
     obj({
       id: counter(),
       state: oneOf(...RESYNC_STATES),
       reason: opt(str({ max: LIMITS.detailChars })),
     }),
   ),
-  modWarnings: opt(
+  modWarnings: lenient(
     arr(obj({ id: playerId(), name: displayName(), missing: arr(identifier(), { max: LIMITS.maxMods }) }), {
       max: LIMITS.maxPlayers,
     }),
@@ -164,8 +167,9 @@ export const welcomeSchema: Schema<WelcomePayload> = obj({
   players: arr(rosterEntry(), { max: LIMITS.maxPlayers }),
   session: sessionSchema,
   resume: opt(obj({ token: bytes({ min: LIMITS.nonceBytes, max: LIMITS.nonceBytes }), epoch: counter() })),
-  resumed: opt(bool()),
-  modsChecked: opt(bool()),
+  // Flags the spec names without a type: dropped, not refused, when they are not true/false.
+  resumed: lenient(bool()),
+  modsChecked: lenient(bool()),
   catchUp: opt(counter()),
 });
 
