@@ -10,6 +10,7 @@ import { hostHandshakeMachine } from '../../machines/hostHandshake.ts';
 import type { Clock, Connection, LogFn } from '../ports.ts';
 import { decodeMessage, unsealedFrame } from '../wire.ts';
 import { checkMods, type ModEntry } from './mods.ts';
+import type { InspectionObserver } from './hostTypes.ts';
 
 export type HandshakeActor = Actor<typeof hostHandshakeMachine>;
 
@@ -21,6 +22,8 @@ export interface HandshakeDeps {
   version: string;
   mods: ModEntry[] | undefined;
   joinDeadlineMs: number;
+  /** The session's inspection observer (HostPorts.inspect), if any. */
+  inspect?: InspectionObserver;
   /** Seats the player: its id, or why not (full). */
   admit(name: string): { ok: true; you: number } | { ok: false; reason: 'full' | 'flood'; detail: string };
   /** The handshake ended with a Welcome to give. */
@@ -37,6 +40,7 @@ export function createHandshake(conn: Connection, deps: HandshakeDeps): Handshak
   const actor = createActor(machine, {
     clock: deps.clock,
     systemId: `handshake-${conn.id}`,
+    ...(deps.inspect ? { inspect: deps.inspect } : {}),
     input: {
       connId: conn.id,
       nonce,

@@ -1,8 +1,9 @@
 // HostSession: the root of the host's side. It owns the roster, one handshake actor per connection in the
 // handshake and one PlayerLink per joined player; it seals everything it sends as sender 0 with ONE counter
 // for the whole session, binds each sender id to its connection, enforces who may send what, relays chat,
-// pings, and holds the slot of a dropped player for the reconnect window (spec "Handshake", "Who may send
-// what", "Players and slots", "Ping and round-trip time"; lockstep.md "Leave and removal").
+// pings, and runs one slot actor per player (machines/playerSlot.ts, systemId `slot:<id>`) that holds a dropped
+// player's slot for the reconnect window (spec "Handshake", "Who may send what", "Players and slots", "Ping and
+// round-trip time"; lockstep.md "Leave and removal").
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import {
   Kind,
@@ -28,6 +29,8 @@ import { openMessage, sealedFrame, type Message } from '../wire.ts';
 import type { ModEntry } from './mods.ts';
 import { FEVERLINK3_VERSION, type HostNotice, type HostOptions, type HostPorts } from './hostTypes.ts';
 import { createHandshake, handshakeFrame, type HandshakeActor } from './handshake.ts';
+import { createSlot, type SlotActor } from './slots.ts';
+import type { PlayerSlotEvent } from '../../machines/playerSlot.ts';
 import { PlayerLink, rttReport } from './playerLink.ts';
 
 export { FEVERLINK3_VERSION } from './hostTypes.ts';
@@ -42,7 +45,10 @@ export class HostSession {
   private permissions: Permissions = EVERYONE;
   private readonly links = new Map<number, PlayerLink>();
   private readonly handshakes = new Map<number, HandshakeActor>();
-  private readonly awayTimers = new Map<number, unknown>();
+  /** One slot actor per player holding a slot (connected or away): the reconnect window and silence live there. */
+  private readonly slots = new Map<number, SlotActor>();
+  /** HostPorts.inspect, guarded: given to every actor this session creates. */
+  private readonly inspect: HostPorts['inspect'];
   /** Connection id → the player id bound to it once joined (sender binding). */
   private readonly playerOfConn = new Map<number, number>();
   private readonly listeners = new Set<(notice: HostNotice) => void>();
@@ -70,6 +76,7 @@ export class HostSession {
     };
     this.ports = ports;
     this.guardedPing = guarded(ports.log, 'ping', () => this.pingAll());
+    this.inspect = ports.inspect && guarded(ports.log, 'inspect', ports.inspect);
     const aead = ports.crypto.aesGcm(options.key);
     this.sealer = new Sealer(aead, HOST_SENDER);
     this.opener = new Opener(aead);
@@ -111,6 +118,11 @@ export class HostSession {
     return this.handshakes.get(connId);
   }
 
+  /** The slot actor of a player holding a slot, connected or away (the inspector and tests observe it). */
+  slotOf(id: number): SlotActor | undefined {
+    return this.slots.get(id);
+  }
+
   /** Where Welcome and the status take the Session from: the lockstep actor, once it runs. */
   useSessionSource(source: () => Payloads['Session']): void {
     this.sessionPayload = source;
@@ -135,6 +147,7 @@ export class HostSession {
       version: this.options.version,
       mods: this.options.mods,
       joinDeadlineMs: this.options.joinDeadlineMs,
+      inspect: this.inspect,
       admit: (name) => {
         if (!takeJoin(this.joinRate, conn.addressKey, this.ports.clock.now())) {
           return { ok: false, reason: 'flood', detail: 'too many joins from this address; try again in a minute' };
@@ -218,6 +231,7 @@ export class HostSession {
     const link = new PlayerLink(id, conn, this.ports.clock.now());
     this.links.set(id, link);
     this.playerOfConn.set(conn.id, id);
+    this.slots.set(id, this.createSlot(id, entry.name));
     const token = this.ports.crypto.randomBytes(16);
     this.sendTo(id, 'Welcome', {
       you: id,
@@ -268,7 +282,7 @@ export class HostSession {
         link.pong(message.payload.n, this.ports.clock.now(), message.payload.w);
         return;
       case 'Leave':
-        this.release(link.id, 'left');
+        this.slotEvent(link.id, { type: 'recv.Leave' });
         return;
       case 'Chat': {
         const entry = this.roster.players.get(link.id);
@@ -294,7 +308,10 @@ export class HostSession {
 
   /** The host's own chat line (player 0). */
   chat(text: string, level?: 'info' | 'warn' | 'error'): void {
-    this.chatFrom(0, this.roster.hostName, text, level);
+    // A line typed at the host's terminal has no bound of its own: cut at the 500 code points a Chat carries.
+    const points = [...text];
+    const cut = points.length > LIMITS.chatChars ? points.slice(0, LIMITS.chatChars).join('') : text;
+    this.chatFrom(0, this.roster.hostName, cut, level);
   }
 
   setPermissions(permissions: Permissions): void {
@@ -304,20 +321,64 @@ export class HostSession {
     this.notify({ type: 'permissions', permissions });
   }
 
-  /** Ends a player's session: the sealed Kicked, then the slot is released. */
+  /** Ends a player's session: the slot chart releases the slot at once; the sealed Kicked goes out with the close. */
   kick(id: number, reason = 'kicked', detail?: string): void {
-    const link = this.links.get(id);
-    if (!link) return;
-    const frame = sealedFrame(this.sealer, 'Kicked', { reason, ...(detail ? { detail } : {}) });
-    this.release(id, reason, frame);
+    if (!this.links.has(id)) return;
+    this.slotEvent(id, { type: 'cmd.kick', reason, ...(detail ? { detail } : {}) });
   }
 
-  /** Leave, kick, or the end of the reconnect window: PlayerLeft without `away`, the slot is free. */
+  /** The connection dropped without Leave: the slot chart holds the slot for the reconnect window. */
+  private dropped(id: number, reason: string): void {
+    if (!this.links.has(id)) return;
+    this.slotEvent(id, { type: 'conn.closed', reason });
+  }
+
+  /** Sends a player's slot actor an event, while it runs. */
+  private slotEvent(id: number, event: PlayerSlotEvent): void {
+    const slot = this.slots.get(id);
+    if (slot?.getSnapshot().status === 'active') slot.send(event);
+  }
+
+  /** The slot actor of a player just seated: its outputs become PlayerLeft broadcasts, roster changes, logs, notices. */
+  private createSlot(id: number, name: string): SlotActor {
+    const slot = createSlot(id, name, {
+      clock: this.ports.clock,
+      log: this.ports.log,
+      inspect: this.inspect,
+      reconnectWindowMs: this.options.reconnectWindowMs,
+      silenceMs: this.options.silenceMs,
+      away: (e) => this.away(e.id, e.reason),
+      released: (e) => {
+        const kicked = e.kicked && { reason: e.kicked.reason, ...(e.kicked.detail ? { detail: e.kicked.detail } : {}) };
+        this.release(e.id, e.reason, kicked && sealedFrame(this.sealer, 'Kicked', kicked));
+      },
+      shutdown: (e) => {
+        const link = this.links.get(e.id);
+        this.links.delete(e.id);
+        if (!link) return;
+        this.playerOfConn.delete(link.conn.id);
+        link.conn.close(e.reason, sealedFrame(this.sealer, 'Kicked', { reason: e.reason, detail: e.detail }));
+      },
+      ended: () => {
+        if (this.slots.get(id) === slot) this.slots.delete(id);
+      },
+      // The chart failed (our bug): logged with the stack; the slot is released here so it is never held by no one.
+      failed: (err) => {
+        if (this.slots.get(id) === slot) this.slots.delete(id);
+        this.ports.log({ msg: 'internal error', player: id, while: 'slot', stack: stackOf(err) });
+        const detail = 'the host failed to handle a message';
+        const frame = this.links.has(id) ? sealedFrame(this.sealer, 'Kicked', { reason: 'internal-error', detail }) : undefined;
+        this.release(id, 'internal-error', frame);
+      },
+    });
+    return slot;
+  }
+
+  /** The slot chart released the slot (Leave, kick, end of the window): PlayerLeft without `away`, the slot is free. */
   private release(id: number, reason: string, finalFrame?: Uint8Array): void {
     const entry = this.roster.players.get(id);
     const link = this.links.get(id);
     this.links.delete(id);
-    this.clearAwayTimer(id);
     if (!entry) return;
     this.roster = roster.releaseSlot(this.roster, id);
     if (link) this.playerOfConn.delete(link.conn.id);
@@ -328,27 +389,19 @@ export class HostSession {
     this.notifyRoster();
   }
 
-  /** The connection dropped without Leave: hold the slot for the reconnect window. */
-  private dropped(id: number, reason: string): void {
+  /** The slot chart holds the slot (the connection dropped, or the player fell silent: the host closes it then). */
+  private away(id: number, reason: string): void {
     const entry = this.roster.players.get(id);
-    if (!this.links.has(id) || !entry) return;
+    const link = this.links.get(id);
+    if (!link || !entry) return;
     this.links.delete(id);
+    this.playerOfConn.delete(link.conn.id);
+    if (link.conn.closeReason === undefined) link.conn.close(reason);
     this.roster = roster.markAway(this.roster, id);
     this.broadcast('PlayerLeft', { id, name: entry.name, away: true });
     this.ports.log({ msg: 'player away', id, name: entry.name, reason, holdMs: this.options.reconnectWindowMs });
     this.notify({ type: 'left', id, name: entry.name, away: true });
     this.notifyRoster();
-    const windowEnded = guarded(this.ports.log, 'reconnect window', () => {
-      this.awayTimers.delete(id);
-      if (this.roster.players.get(id)?.state === 'away') this.release(id, 'reconnect window ended');
-    });
-    this.awayTimers.set(id, this.ports.clock.setTimeout(windowEnded, this.options.reconnectWindowMs));
-  }
-
-  private clearAwayTimer(id: number): void {
-    const timer = this.awayTimers.get(id);
-    if (timer !== undefined) this.ports.clock.clearTimeout(timer);
-    this.awayTimers.delete(id);
   }
 
   // ---- ping ---------------------------------------------------------------------------------------
@@ -360,15 +413,16 @@ export class HostSession {
     }, this.options.pingIntervalMs);
   }
 
-  /** Pings every connected player, carrying every measured round trip and offset; drops the silent ones. */
+  /**
+   * Pings every connected player, carrying every measured round trip and offset. Each slot chart is told first how
+   * long its player has not been heard (`ping.due`); a silent one is dropped as away there (and not pinged).
+   */
   private pingAll(): void {
     const now = this.ports.clock.now();
     const { rtt, off } = rttReport(this.links.values());
     for (const link of [...this.links.values()]) {
-      if (now - link.rtt.lastHeard > this.options.silenceMs) {
-        link.conn.close('silent');
-        continue;
-      }
+      this.slotEvent(link.id, { type: 'ping.due', sinceHeard: now - link.rtt.lastHeard });
+      if (this.links.get(link.id) !== link) continue;
       const n = link.nextPing(now, this.ports.wallClock());
       this.sendTo(link.id, 'Ping', { n, rtt, ...(Object.keys(off).length ? { off } : {}) });
     }
@@ -446,7 +500,10 @@ export class HostSession {
     if (this.stopped) return;
     this.stopped = true;
     this.ports.clock.clearTimeout(this.pingTimer);
-    for (const id of this.awayTimers.keys()) this.clearAwayTimer(id);
+    // Every slot ends: a connected player gets the sealed Kicked (out.shutdown); an away one's window is cancelled.
+    for (const id of [...this.slots.keys()]) this.slotEvent(id, { type: 'cmd.shutdown', reason, detail });
+    for (const slot of this.slots.values()) slot.stop();
+    this.slots.clear();
     const links = [...this.links.values()];
     this.links.clear();
     this.playerOfConn.clear();

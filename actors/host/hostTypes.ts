@@ -1,4 +1,5 @@
 // The host session's options, ports and the notices it gives its window and the lockstep actor.
+import type { InspectionEvent } from 'xstate';
 import type { Crypto } from '../../protocol/crypto.ts';
 import type { Permissions } from '../../machines/rules/permissions.ts';
 import type { Clock, LogFn } from '../ports.ts';
@@ -22,6 +23,9 @@ export interface HostOptions {
   silenceMs?: number;
 }
 
+/** Receives every inspection event of the actors the session creates (XState's `inspect` option). */
+export type InspectionObserver = (event: InspectionEvent) => void;
+
 export interface HostPorts {
   crypto: Crypto;
   clock: Clock;
@@ -33,6 +37,11 @@ export interface HostPorts {
    * host sends to "all" (or to player 0) is handed here, in the order it is made. Absent: no local game.
    */
   localGame?: (message: Message) => void;
+  /**
+   * Given to every actor the session creates (handshakes, player slots), e.g. the trace recorder. A throw from it
+   * is logged as `internal error` (while `inspect`), never passed to the actor.
+   */
+  inspect?: InspectionObserver;
 }
 
 /** What the host's window (terminal, later the in-game UI) and the lockstep layer are told. */
