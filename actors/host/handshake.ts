@@ -39,7 +39,7 @@ export function createHandshake(conn: Connection, deps: HandshakeDeps): Handshak
   const machine = hostHandshakeMachine.provide({ delays: { joinDeadline: deps.joinDeadlineMs } });
   const actor = createActor(machine, {
     clock: deps.clock,
-    systemId: `handshake-${conn.id}`,
+    systemId: `handshake:${conn.id}`,
     ...(deps.inspect ? { inspect: deps.inspect } : {}),
     input: {
       connId: conn.id,

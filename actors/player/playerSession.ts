@@ -2,7 +2,7 @@
 // its assigned id after Welcome, accepts sealed frames from sender 0 only, answers Ping at the session
 // layer (never given to the game), keeps the roster, permissions and RTTs for the window, and hands game
 // traffic (Session, PeerClock, Action, …) to whoever drives the game (spec "Handshake", "Ping").
-import { createActor, type Actor } from 'xstate';
+import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import type { Crypto } from '../../protocol/crypto.ts';
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import { isSealedKind, Kind, type KindName, type Payloads } from '../../protocol/messages/index.ts';
@@ -30,6 +30,8 @@ export interface PlayerPorts {
   clock: Clock;
   wallClock(): number;
   log: LogFn;
+  /** Receives every inspection event of the actors the session creates (the launcher's trace recorder). */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 export type PlayerNotice =
@@ -73,6 +75,8 @@ export class PlayerSession {
     const machine = playerHandshakeMachine.provide({ delays: { joinDeadline: options.joinDeadlineMs ?? JOIN_DEADLINE_MS } });
     this.handshake = createActor(machine, {
       clock: ports.clock,
+      // Guarded: XState calls an inspection observer inside the actor's own step.
+      ...(ports.inspect ? { inspect: guarded(ports.log, 'inspect', ports.inspect) } : {}),
       systemId: 'playerHandshake',
       input: {
         makeJoin: (nonce) => ({

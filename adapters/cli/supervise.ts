@@ -23,6 +23,14 @@ export function attachLog(log: AttachedLog): void {
   attached = log;
 }
 
+const lastFlushes = new Set<() => void>();
+
+/** Something to write out synchronously before a fatal exit (the trace recorder's queue); returns the remover. */
+export function flushOnFatal(flush: () => void): () => void {
+  lastFlushes.add(flush);
+  return () => lastFlushes.delete(flush);
+}
+
 /** Logs through the attached log, if there is one; never throws. */
 export function logIfAttached(entry: Parameters<LogFn>[0]): void {
   try {
@@ -66,6 +74,13 @@ export function fatal(error: unknown, kind: string): void {
     endGamesNow();
   } catch {
     // keep ending
+  }
+  for (const flush of lastFlushes) {
+    try {
+      flush();
+    } catch {
+      // keep ending
+    }
   }
   if (attached) {
     logIfAttached({ level: 'error', msg: 'launcher failed', kind, error: e.message, stack: e.stack });

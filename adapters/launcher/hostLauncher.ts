@@ -16,6 +16,7 @@ import { startupError, StartupError } from '../cli/failure.ts';
 import { writeFileAtomic } from '../simgame/status.ts';
 import { listenTcp } from '../transport/tcp.ts';
 import { bridgeHostGame, forwardToGame } from './gameBridge.ts';
+import { openLauncherTrace } from './trace.ts';
 import { gameProblem, startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
 
 export interface HostLaunchOptions {
@@ -69,6 +70,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
           await listener.close('shutdown');
           throw startupError(`open the game link in ${o.dir}`, error);
         });
+  const trace = openLauncherTrace(o.dir, realClock, o.log);
   const secret = nodeCrypto.randomBytes(16);
   const key = await deriveSessionKey(nodeCrypto, secret, o.password);
   const host = new HostSession(
@@ -78,6 +80,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
       clock: realClock,
       wallClock: Date.now,
       log,
+      ...(trace.inspect ? { inspect: trace.inspect } : {}),
       ...(link ? { localGame: (m) => forwardToGame(link, m, o.log) } : {}),
     },
   );
@@ -120,6 +123,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
     await game?.stop();
     unbridge?.();
     await link?.close();
+    await trace.close();
   };
   try {
     game = startGame(o.game, o.dir, o.log);

@@ -15,6 +15,7 @@ import { startupError, StartupError } from '../cli/failure.ts';
 import { connectTcp } from '../transport/tcp.ts';
 import { bridgePlayerGame } from './gameBridge.ts';
 import { GameOutlet } from './gameOutlet.ts';
+import { openLauncherTrace } from './trace.ts';
 import { gameProblem, startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
 
 export interface PlayerLaunchOptions {
@@ -53,7 +54,11 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
   const key = await deriveSessionKey(nodeCrypto, o.code.secret, o.password);
   const conn = await connectAny(o.code, log);
   if (!conn) return undefined;
-  const player = new PlayerSession({ name: o.name, key }, { crypto: nodeCrypto, clock: realClock, wallClock: Date.now, log });
+  const trace = openLauncherTrace(o.dir, realClock, log);
+  const player = new PlayerSession(
+    { name: o.name, key },
+    { crypto: nodeCrypto, clock: realClock, wallClock: Date.now, log, ...(trace.inspect ? { inspect: trace.inspect } : {}) },
+  );
   let link: GameLink | undefined;
   let unbridge: (() => void) | undefined;
   let game: RunningGame | undefined;
@@ -96,6 +101,7 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
       await game?.stop();
       unbridge?.();
       await link?.close();
+      await trace.close();
     },
   };
 }

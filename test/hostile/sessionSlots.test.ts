@@ -163,7 +163,7 @@ describe('player slots over TCP', () => {
         expect(session.slotOf(1)).toBeUndefined();
         const systemId = (e: InspectionEvent) => (e.actorRef as { systemId?: string }).systemId;
         const actors = events.filter((e) => e.type === '@xstate.actor').map(systemId);
-        expect(actors).toEqual([expect.stringMatching(/^handshake-\d+$/), 'slot:1']);
+        expect(actors).toEqual([expect.stringMatching(/^handshake:\d+$/), 'slot:1']);
         const slotValues = events
           .filter((e): e is InspectionEvent & { type: '@xstate.snapshot' } => e.type === '@xstate.snapshot' && systemId(e) === 'slot:1')
           .map((e) => (e.snapshot as { value?: unknown }).value);

@@ -1,0 +1,26 @@
+// The launcher's one inspection stream (DESIGN.md "Actors"): a trace recorder writing every actor's inspection
+// events to trace.jsonl in the session folder, on by default; FEVERLINK3_TRACE=off leaves it out (the benchmark's
+// A/B rounds). Its queue is written out synchronously on a fatal exit too.
+import type { InspectionEvent } from 'xstate';
+import type { Clock, LogFn } from '../../actors/ports.ts';
+import { flushOnFatal } from '../cli/supervise.ts';
+import { createTraceRecorder } from '../trace/traceRecorder.ts';
+
+export interface LauncherTrace {
+  /** The `inspect` option every root actor of the launcher gets; undefined when tracing is off. */
+  inspect: ((event: InspectionEvent) => void) | undefined;
+  close(): Promise<void>;
+}
+
+export function openLauncherTrace(dir: string, clock: Pick<Clock, 'now'>, log: LogFn, env = process.env): LauncherTrace {
+  if (env.FEVERLINK3_TRACE === 'off') return { inspect: undefined, close: async () => {} };
+  const recorder = createTraceRecorder({ dir, clock, log, wallClock: Date.now });
+  const unregister = flushOnFatal(() => recorder.flushSync());
+  return {
+    inspect: recorder.inspect,
+    close: async () => {
+      unregister();
+      await recorder.close();
+    },
+  };
+}
