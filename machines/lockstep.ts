@@ -1,19 +1,38 @@
 // The host's lockstep chart (spec/lockstep.md; wire-protocol.txt Session 11, PeerClock 12, Clock 31, SpeedRequest
-// 32, Action 50, BuildVeto 52, Permissions; prior-projects §2.6 H1–H8, P1–P4): it relays clocks and actions in one
-// order, starts the session once the games agree, pauses and changes speed, runs the pause order and marks stalls.
-// Time comes in the events (`now`: the host's clock in ms, from the actor's injected clock); no timers here.
+// 32, Action 50, BuildVeto 52, Permissions; prior-projects §2.6 H1–H8, P1–P4): it keeps the games' clock lines,
+// the stamps and the lead, relays clocks and actions in one order, starts the session once the games agree, pauses
+// and changes speed. Time comes in the events (`now`: the host's clock in ms, from the actor's injected clock); no
+// timers here.
+//
+// Two concerns are charts of their own, children of this actor (DESIGN.md "Actors"): the pause order
+// (machines/pauseOrder.ts, systemId `pauseOrder`, invoked for the chart's whole life) and each game's pacing
+// (machines/pacing.ts, systemId `pacing:<id>`, spawned when the game joins, stopped when it leaves). They decide;
+// this chart relays. Their reports come back as events (`pauseOrder.*`, `pacing.*`), and every wire message and log
+// line still leaves through this actor's `emit`, in the order of the single chart it replaces: XState delivers an
+// event sent to a child at once, and the child's report reaches this actor's mailbox before anything queued after
+// it. Where this chart's own output must follow a child's (the Session of a start or an unpause after the flush,
+// the Session and PeerClocks of a stall pass after every pacing chart's outcome, a stalled game's PeerClock after
+// its pacing chart's decision), the chart sends itself a marker event after the child's (`session.announce`,
+// `stall.settled`, `clock.relay`) and writes its output there.
 import { and, assign, emit, enqueueActions, raise, setup } from 'xstate';
-import { joinGame, sessionPayloadOf, stalledIds } from './rules/lockstep.ts';
+import type { ActorRef, Snapshot } from 'xstate';
+import { joinGame, sessionPayloadOf, stalledIds, storeClock } from './rules/lockstep.ts';
 import type { FlushedPauseAction } from './rules/lockstep.ts';
+import { pacingId, pacingMachine } from './pacing.ts';
+import type { PacingEvent, PacingReport } from './pacing.ts';
+import { pauseOrderMachine } from './pauseOrder.ts';
+import type { PauseOrderReport } from './pauseOrder.ts';
 import type { LockstepContext } from './lockstepContext.ts';
 import { clockRefusal, helloRefusal, stampRefusal } from './rules/screen.ts';
 import * as steps from './rules/lockstepSteps.ts';
 import type { Step } from './rules/lockstepSteps.ts';
+import { gameList } from './rules/hostGames.ts';
 import { SPEEDS } from './rules/lockstepTypes.ts';
 import type {
   ActionPayload,
   ClockPayload,
   HelloPayload,
+  Hop,
   HostBuildVetoPayload,
   PeerClockPayload,
   PermissionsPayload,
@@ -41,7 +60,9 @@ export interface LockstepInput {
 /**
  * Every event may carry `now`, the host's clock in ms (required on what comes from the network and on `tick`);
  * the chart keeps the latest. `wall` (ms since 1970) becomes the hop's `h`. `speed.requested` is internal: the
- * chart raises it from `cmd.pause`, a valid `cmd.speed` and an allowed SpeedRequest.
+ * chart raises it from `cmd.pause`, a valid `cmd.speed` and an allowed SpeedRequest. The reports of its children
+ * (`pauseOrder.*`, `pacing.*`) and its own markers (`session.announce`, `stall.settled`, `clock.relay`) are
+ * internal too: nothing outside the actor sends them.
  */
 export type LockstepEvent =
   | { type: 'recv.Hello'; from: number; payload: HelloPayload; now: number }
@@ -57,7 +78,17 @@ export type LockstepEvent =
   | { type: 'rtt.updated'; maxRtt: number; rtt?: Record<number, number>; off?: Record<number, number>; now?: number }
   | { type: 'permissions.changed'; permissions: Partial<PermissionsPayload>; now?: number }
   | { type: 'tick'; now: number }
-  | { type: 'speed.requested'; speed: Speed; by: number | 'host' };
+  | { type: 'speed.requested'; speed: Speed; by: number | 'host' }
+  | PauseOrderReport
+  | PacingReport
+  /** The Session of a start or an unpause, after what the pause order flushed (`replay`: every clock first). */
+  | { type: 'session.announce'; replay: boolean; log: LogEntry }
+  /** Every pacing chart has reported its part of the running tick's stall pass. */
+  | { type: 'stall.settled' }
+  /** A stalled game's clock, relayed once its pacing chart has decided whether it ends the mark. */
+  | { type: 'clock.relay'; from: number; hop: Hop | undefined };
+
+type LogEntry = { msg: string; [k: string]: unknown };
 
 /** What the actor sends, in the order the receivers must see it (one ordered path per receiver). */
 export type LockstepEmitted =
@@ -77,6 +108,12 @@ export function sessionOf(context: LockstepContext): SessionPayload {
 }
 
 type RecvParams<P> = { from: number; payload: P; wall?: number | undefined };
+type Self = ActorRef<Snapshot<unknown>, LockstepEvent>;
+type System = { get(systemId: string): ActorRef<Snapshot<unknown>, never> | undefined };
+
+/** A game's pacing actor, if it runs (it always does for a game of the session; not in a graph traversal). */
+const pacingOf = (system: System, id: number) =>
+  system.get(pacingId(id)) as ActorRef<Snapshot<unknown>, PacingEvent> | undefined;
 
 export const lockstepMachine = setup({
   types: {
@@ -85,6 +122,7 @@ export const lockstepMachine = setup({
     events: {} as LockstepEvent,
     emitted: {} as LockstepEmitted,
   },
+  actors: { pauseOrder: pauseOrderMachine, pacing: pacingMachine },
   guards: {
     startRequested: ({ context }) => context.startRequested,
     gamesAgree: ({ context }) => steps.startCheckOf(context).ok,
@@ -98,7 +136,6 @@ export const lockstepMachine = setup({
     requestsPause: (_, p: { speed: Speed }) => p.speed === 0,
     requestsSpeedInForce: ({ context }, p: { speed: Speed }) => p.speed === context.session.speed,
     requestsStartSpeed: ({ context }, p: { speed: Speed }) => p.speed === context.session.startSpeed,
-    flushDue: ({ context }) => steps.flushDue(context),
     fromStranger: ({ context }, p: { from: number }) => context.games[p.from]?.ready !== true,
     fromOutsider: ({ context }, p: { from: number }) => context.games[p.from]?.hasWorld === false,
     isPauseAction: (_, p: { payload: ActionPayload }) => p.payload.pause === true,
@@ -107,6 +144,7 @@ export const lockstepMachine = setup({
     clockRefused: (_, p: { payload: ClockPayload }) => clockRefusal(p.payload) !== undefined,
     stampRefused: ({ context }, p: { from: number; payload: ActionPayload }) =>
       stampRefusal(context.games[p.from], p.payload) !== undefined,
+    replaysClocks: (_, p: { replay: boolean }) => p.replay,
     belowStallPromise: ({ context }, p: { from: number; payload: ActionPayload }) => {
       const mark = context.games[p.from]?.stalled;
       return mark !== undefined && (p.payload.stamp ?? 0) < mark.promise;
@@ -128,12 +166,25 @@ export const lockstepMachine = setup({
       const { key, ...entry } = p;
       apply(enqueue, steps.logOnce(context, key, entry));
     }),
-    addGame: assign({
-      games: ({ context }, p: { id: number }) => joinGame(context.games, p.id, context.session.started, context.now),
+    // A joining game gets its pacing actor. Its systemId is free in a session (a game leaves before it joins
+    // again, and leaving stops the actor); xstate/graph traverses every branch in one mock system, hence the check.
+    addGame: enqueueActions(({ context, enqueue, self, system }, p: { id: number }) => {
+      if (context.games[p.id] !== undefined) return;
+      if (system.get(pacingId(p.id)) === undefined) {
+        const input = { id: p.id, parent: self as Self };
+        enqueue.spawnChild('pacing', { id: pacingId(p.id), systemId: pacingId(p.id), input });
+      }
+      enqueue.assign({ games: joinGame(context.games, p.id, context.session.started, context.now) });
     }),
-    removeGame: enqueueActions(({ context, enqueue }, p: { id: number }) =>
-      apply(enqueue, steps.onLeave(context, p.id)),
-    ),
+    spawnHostPacing: enqueueActions(({ enqueue, self, system }) => {
+      if (system.get(pacingId(0)) !== undefined) return;
+      enqueue.spawnChild('pacing', { id: pacingId(0), systemId: pacingId(0), input: { id: 0, parent: self as Self } });
+    }),
+    removeGame: enqueueActions(({ context, enqueue }, p: { id: number }) => {
+      const leaving = p.id !== 0 && context.games[p.id] !== undefined;
+      apply(enqueue, steps.onLeave(context, p.id));
+      if (leaving) enqueue.stopChild(pacingId(p.id));
+    }),
     recordRtt: assign((_, p: Extract<LockstepEvent, { type: 'rtt.updated' }>) => ({
       maxRtt: p.maxRtt,
       ...(p.rtt ? { rtt: p.rtt } : {}),
@@ -142,24 +193,59 @@ export const lockstepMachine = setup({
     recomputeLead: assign({ session: ({ context }) => ({ ...context.session, lead: steps.recomputedLead(context) }) }),
     announceLead: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.announceLead(context))),
     setPermissions: assign({ permissions: (_, p: { permissions: Partial<PermissionsPayload> }) => p.permissions }),
-    takeHello: enqueueActions(({ context, enqueue }, p: RecvParams<HelloPayload>) =>
-      apply(enqueue, steps.onHello(context, p.from, p.payload)),
-    ),
-    takeClock: enqueueActions(({ context, enqueue }, p: RecvParams<ClockPayload>) =>
-      apply(enqueue, steps.onClock(context, p.from, p.payload, p.wall)),
+    takeHello: enqueueActions(({ context, enqueue, system }, p: RecvParams<HelloPayload>) => {
+      const hello = steps.onHello(context, p.from, p.payload);
+      apply(enqueue, hello);
+      const game = hello.patch.games?.[p.from];
+      const pacing = pacingOf(system, p.from);
+      if (game !== undefined && pacing !== undefined) enqueue.sendTo(pacing, { type: 'hello', hasWorld: game.hasWorld });
+    }),
+    // A stalled game's clock goes to its pacing chart first (it may end the mark, with a Session before the
+    // PeerClock); the relay follows at the marker. Every other clock is relayed at once.
+    takeClock: enqueueActions(({ context, enqueue, self, system }, p: RecvParams<ClockPayload>) => {
+      if (!steps.pacingDecidesClock(context, p.from)) return apply(enqueue, steps.onClock(context, p.from, p.payload, p.wall));
+      enqueue.assign({ games: storeClock(context.games, p.from, p.payload, context.now) });
+      const pacing = pacingOf(system, p.from);
+      if (pacing !== undefined) enqueue.sendTo(pacing, { type: 'clock', t: p.payload.t });
+      const hop = steps.hopFor(context, p.from, p.payload.hop, p.wall);
+      enqueue.sendTo(self, { type: 'clock.relay', from: p.from, hop });
+    }),
+    relayClock: enqueueActions(({ context, enqueue }, p: { from: number; hop: Hop | undefined }) =>
+      apply(enqueue, steps.relayClock(context, p.from, p.hop)),
     ),
     relayAction: enqueueActions(({ context, enqueue }, p: RecvParams<ActionPayload>) =>
       apply(enqueue, steps.onAction(context, p.from, p.payload, p.wall)),
     ),
-    holdPause: enqueueActions(({ context, enqueue }, p: RecvParams<ActionPayload>) =>
-      apply(enqueue, steps.onPauseAction(context, p.from, p.payload, p.wall)),
-    ),
+    // A pause action goes to the pause order (numbered, held, flushed at once while running) unless it would not
+    // fit a frame once flushed.
+    holdPause: enqueueActions(({ context, enqueue }, p: RecvParams<ActionPayload>) => {
+      const made = steps.pauseActionOf(context, p.from, p.payload, p.wall);
+      if ('refused' in made) return apply(enqueue, made.refused);
+      enqueue.sendTo('pauseOrder', { type: 'hold', ...made.hold, stamp: steps.runningStamp(context) });
+    }),
     vetoAction: enqueueActions(({ context, enqueue }, p: { from: number; seq: number; why: string }) =>
       apply(enqueue, steps.onVeto(context, p.from, p.seq, p.why)),
     ),
-    flushIfRunning: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.flushIfRunning(context))),
-    flushStopped: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.flushStopped(context))),
-    flushOnResume: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.flushOnResume(context))),
+    logHeld: enqueueActions(({ enqueue }, p: { from: number; seq: number; pauseSeq: number }) =>
+      apply(enqueue, steps.onHeld(p.from, p.seq, p.pauseSeq)),
+    ),
+    relayFlush: enqueueActions(({ context, enqueue }, p: { items: FlushedPauseAction[]; stamp: number }) =>
+      apply(enqueue, steps.onFlushed(context, p.items, p.stamp)),
+    ),
+    pauseOrderRuns: enqueueActions(({ context, enqueue }) =>
+      enqueue.sendTo('pauseOrder', { type: 'session.running', furthest: steps.runningStamp(context) }),
+    ),
+    pauseOrderResumes: enqueueActions(({ context, enqueue }) =>
+      enqueue.sendTo('pauseOrder', { type: 'session.running', furthest: steps.resumeStamp(context) }),
+    ),
+    pauseOrderPauses: enqueueActions(({ enqueue }) => enqueue.sendTo('pauseOrder', { type: 'session.paused' })),
+    tickPauseOrder: enqueueActions(({ context, enqueue }) =>
+      enqueue.sendTo('pauseOrder', { type: 'tick', ...steps.pauseViewOf(context) }),
+    ),
+    /** After the pause order's flush: the Session (every clock first at a start) and its log line. */
+    announce: enqueueActions(({ enqueue, self }, p: { replay: boolean; log: LogEntry }) =>
+      enqueue.sendTo(self as Self, { type: 'session.announce', ...p }),
+    ),
     dropSpeedRequest: enqueueActions(({ context, enqueue }, p: { from: number; speed: number }) =>
       apply(enqueue, steps.onForbiddenSpeed(context, p.from, p.speed)),
     ),
@@ -179,13 +265,56 @@ export const lockstepMachine = setup({
     enterRunning: assign(({ context }) => steps.enterRunning(context)),
     pauseSession: assign(({ context }) => steps.pauseSession(context)),
     setSpeed: assign(({ context }, p: { speed: Speed }) => steps.setSpeed(context, p.speed as Exclude<Speed, 0>)),
-    checkStalls: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.checkStalls(context))),
+    // A running tick: every game's pacing chart gets the lockstep's view and reports its part of the stall pass;
+    // the marker after them writes the pass out.
+    tickPacing: enqueueActions(({ context, enqueue, self, system }) => {
+      enqueue.assign({ stallPass: steps.NO_STALL_PASS });
+      const games = gameList(context.games);
+      const tick = { type: 'tick' as const, now: context.now, lead: context.session.lead, games };
+      for (const game of games) {
+        const pacing = pacingOf(system, game.id);
+        if (pacing !== undefined) enqueue.sendTo(pacing, tick);
+      }
+      enqueue.sendTo(self as Self, { type: 'stall.settled' });
+    }),
+    noteStall: assign(({ context }, p: steps.StallReport) => steps.onStallReport(context, p)),
+    settleStalls: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.settleStalls(context))),
+    takeReached: enqueueActions(({ context, enqueue }, p: { id: number; t: number }) =>
+      apply(enqueue, steps.onReached(context, p.id, p.t)),
+    ),
+    /** A child chart failed: a fault of ours; the lockstep fails with it (the actor layer ends the session). */
+    childFailed: ({ event }) => {
+      throw (event as { error?: unknown }).error ?? new Error(`a child of the lockstep failed (${event.type})`);
+    },
   },
 }).createMachine({
   id: 'lockstep',
   context: ({ input }) => steps.createLockstepContext(input),
+  invoke: { src: 'pauseOrder', id: 'pauseOrder', systemId: 'pauseOrder', input: ({ self }) => ({ parent: self as Self }) },
+  entry: 'spawnHostPacing',
   initial: 'NotStarted',
   on: {
+    'pauseOrder.held': { actions: { type: 'logHeld', params: ({ event }) => event } },
+    'pauseOrder.refused': { actions: { type: 'vetoAction', params: ({ event }) => event } },
+    'pauseOrder.flushed': { actions: { type: 'relayFlush', params: ({ event }) => event } },
+    'pacing.ended': { actions: { type: 'noteStall', params: ({ event }) => ({ change: 'cleared', id: event.id }) } },
+    'pacing.stalled': {
+      actions: { type: 'noteStall', params: ({ event }) => ({ change: 'marked', id: event.id, mark: event.mark }) },
+    },
+    'pacing.raised': {
+      actions: { type: 'noteStall', params: ({ event }) => ({ change: 'raised', id: event.id, promise: event.promise }) },
+    },
+    'pacing.reached': { actions: { type: 'takeReached', params: ({ event }) => event } },
+    'stall.settled': { actions: 'settleStalls' },
+    'clock.relay': { actions: { type: 'relayClock', params: ({ event }) => event } },
+    'session.announce': [
+      {
+        guard: { type: 'replaysClocks', params: ({ event }) => event },
+        actions: ['replayClocks', 'emitSession', { type: 'log', params: ({ event }) => event.log }],
+      },
+      { actions: ['emitSession', { type: 'log', params: ({ event }) => event.log }] },
+    ],
+    'xstate.error.actor.*': { actions: 'childFailed' },
     'game.joined': { actions: ['observeNow', { type: 'addGame', params: ({ event }) => ({ id: event.id }) }] },
     'game.left': { actions: ['observeNow', { type: 'removeGame', params: ({ event }) => ({ id: event.id }) }] },
     'rtt.updated': { actions: ['observeNow', { type: 'recordRtt', params: ({ event }) => event }, 'announceLead'] },
@@ -252,7 +381,7 @@ export const lockstepMachine = setup({
       },
       {
         guard: { type: 'isPauseAction', params: ({ event }) => event },
-        actions: ['observeNow', { type: 'holdPause', params: ({ event }) => event }, 'flushIfRunning'],
+        actions: ['observeNow', { type: 'holdPause', params: ({ event }) => event }],
       },
       {
         guard: { type: 'hasNoStamp', params: ({ event }) => event },
@@ -335,7 +464,13 @@ export const lockstepMachine = setup({
         {
           guard: and(['startRequested', 'gamesAgree', 'startsPaused']),
           target: 'Paused',
-          actions: ['startPaused', 'replayClocks', 'emitSession', { type: 'log', params: { msg: 'session started paused' } }],
+          actions: [
+            'startPaused',
+            'pauseOrderPauses',
+            'replayClocks',
+            'emitSession',
+            { type: 'log', params: { msg: 'session started paused' } },
+          ],
         },
         {
           guard: and(['startRequested', 'gamesAgree']),
@@ -343,10 +478,8 @@ export const lockstepMachine = setup({
           actions: [
             'startRunning',
             'recomputeLead',
-            'flushIfRunning',
-            'replayClocks',
-            'emitSession',
-            { type: 'log', params: { msg: 'session started' } },
+            'pauseOrderRuns',
+            { type: 'announce', params: { replay: true, log: { msg: 'session started' } } },
           ],
         },
         { guard: 'waitingReasonChanged', actions: 'reportWaiting' },
@@ -366,7 +499,9 @@ export const lockstepMachine = setup({
       },
     },
     Running: {
-      description: 'The games run at the session speed; each tick looks for stalled games.',
+      description:
+        'The games run at the session speed: waits for a pause or a speed (cmd.pause, cmd.speed, an allowed ' +
+        'SpeedRequest). Each tick gives every game’s pacing chart the view it applies the stall rule to.',
       entry: 'enterRunning',
       on: {
         'speed.requested': [
@@ -375,6 +510,7 @@ export const lockstepMachine = setup({
             target: 'Paused',
             actions: [
               'pauseSession',
+              'pauseOrderPauses',
               'emitSession',
               {
                 type: 'log',
@@ -395,27 +531,29 @@ export const lockstepMachine = setup({
             ],
           },
         ],
-        tick: { actions: ['observeNow', 'checkStalls'] },
+        tick: { actions: ['observeNow', 'tickPacing'] },
       },
     },
     Paused: {
       description:
-        'Every game runs to pauseAt and stands still; held pause actions are flushed at the first tick at which ' +
-        'every ready pacing game reported stop. Waits for a speed.',
+        'Every game runs to pauseAt and stands still: waits for a speed (cmd.speed, an allowed SpeedRequest). Each ' +
+        'tick gives the pause order every game’s stop; it flushes what it holds once every ready pacing game stopped.',
       on: {
         'speed.requested': [
           { guard: { type: 'requestsPause', params: ({ event }) => event } },
           {
             target: 'Running',
             actions: [
-              'flushOnResume',
+              'pauseOrderResumes',
               { type: 'setSpeed', params: ({ event }) => event },
-              'emitSession',
-              { type: 'log', params: ({ event }) => ({ msg: 'session resumed', speed: event.speed, by: event.by }) },
+              {
+                type: 'announce',
+                params: ({ event }) => ({ replay: false, log: { msg: 'session resumed', speed: event.speed, by: event.by } }),
+              },
             ],
           },
         ],
-        tick: [{ guard: 'flushDue', actions: ['observeNow', 'flushStopped'] }, { actions: 'observeNow' }],
+        tick: { actions: ['observeNow', 'tickPauseOrder'] },
       },
     },
   },

@@ -1,6 +1,8 @@
-// The host lockstep chart's context: what it knows of each game, the session, the pause order and the
-// permissions (machines/lockstep.ts holds the chart, its input and its events).
-import type { Games, PauseOrder, SessionState } from './rules/lockstep.ts';
+// The host lockstep chart's context: what it knows of each game (the clock lines it relays, and the stall marks the
+// games' pacing charts reported), the session, the permissions and the Actions in flight (machines/lockstep.ts
+// holds the chart, its input and its events). The pause order and each game's pacing are charts of their own, the
+// lockstep actor's children (machines/pauseOrder.ts, machines/pacing.ts): their state is in their own context.
+import type { Games, SessionState } from './rules/lockstep.ts';
 import type { PermissionsPayload, Speed } from './rules/lockstepTypes.ts';
 import type { InFlight } from './rules/inFlight.ts';
 
@@ -13,14 +15,24 @@ export interface LockstepSession extends SessionState {
   startSpeed: Speed;
 }
 
+/** The changes the pacing charts reported in the current running tick, in id order (written out at `stall.settled`). */
+export interface StallPass {
+  /** Marks that ended. */
+  cleared: readonly number[];
+  /** Games marked. */
+  marked: readonly number[];
+  /** Marked games whose promise rose. */
+  raised: readonly number[];
+}
+
 export interface LockstepContext {
   now: number;
+  /** Each game's clock line and, in `stalled`, the mark its pacing chart reported. */
   games: Games;
   session: LockstepSession;
   startRequested: boolean;
   /** The last waiting reason reported. */
   waiting: string | undefined;
-  pauseOrder: PauseOrder;
   permissions: Partial<PermissionsPayload>;
   maxRtt: number;
   rtt: Readonly<Record<number, number>>;
@@ -32,6 +44,8 @@ export interface LockstepContext {
   droppedSpeedRequests: Readonly<Record<number, number>>;
   /** The stamps of the relayed Actions no game is known to have passed, per origin (rules/inFlight.ts). */
   inFlight: InFlight;
+  /** The stall pass of the running tick in progress. */
+  stallPass: StallPass;
   /** Keys of the log lines written once. */
   loggedOnce: readonly string[];
 }

@@ -2,10 +2,16 @@
 // the chart the games' Hello, Clock, Action and SpeedRequest with the host's clock, the roster changes, the
 // round trips and permissions, ticks it, and sends what the chart emits through the session's one ordered
 // path per receiver (spec lockstep.md; wire-protocol.txt Session 11, PeerClock 12, Action 50).
+//
+// The actor (systemId `lockstep`) has children of its own: the pause order (`pauseOrder`) and one pacing chart
+// per game (`pacing:<id>`). They report to it, and every wire message and log line still leaves through its
+// `emit`, in order, so the listeners here are the only ones. `inspect` (the session's observer, e.g. the trace
+// recorder) sees the lockstep actor and its children.
 import { createActor, type Actor } from 'xstate';
 import { lockstepMachine, sessionOf } from '../../machines/lockstep.ts';
 import type { Speed } from '../../protocol/messages/index.ts';
 import type { Clock, LogFn } from '../ports.ts';
+import type { InspectionObserver } from './hostTypes.ts';
 import type { HostSession } from './hostSession.ts';
 import { guarded, stackOf } from '../supervise.ts';
 
@@ -33,13 +39,16 @@ export interface HostLockstep {
 
 export function attachLockstep(
   host: HostSession,
-  ports: { clock: Clock; wallClock(): number; log: LogFn },
+  ports: { clock: Clock; wallClock(): number; log: LogFn; inspect?: InspectionObserver },
   options: HostLockstepOptions = {},
 ): HostLockstep {
   const { clock, log } = ports;
+  // A throw of the observer is logged, never passed to the actors (HostPorts.inspect).
+  const inspect = ports.inspect && guarded(log, 'inspect', ports.inspect);
   const actor = createActor(lockstepMachine, {
     clock,
     systemId: 'lockstep',
+    ...(inspect ? { inspect } : {}),
     input: {
       now: clock.now(),
       hostName: host.options.hostName,
@@ -62,8 +71,8 @@ export function attachLockstep(
     waitingReason = e.reason;
   });
   on('out.log', ({ type: _type, ...entry }) => log(entry));
-  // The chart failing is our bug, not a peer's: the session cannot go on without it. Logged with the stack; the
-  // launcher is told (onFailure) and ends the session with one clear line.
+  // The chart failing is our bug, not a peer's: the session cannot go on without it (a child chart failing fails
+  // it too). Logged with the stack; the launcher is told (onFailure) and ends the session with one clear line.
   actor.subscribe({
     error: (err) => {
       log({ msg: 'lockstep failed', stack: stackOf(err) });

@@ -88,7 +88,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
   // A relay-only host (--game none) runs the lockstep without a game of its own: the start waits for the players.
   const lockstep = attachLockstep(
     host,
-    { clock: realClock, wallClock: Date.now, log },
+    { clock: realClock, wallClock: Date.now, log, ...(trace.inspect ? { inspect: trace.inspect } : {}) },
     { hostGame: link !== undefined, onFailure: (err) => fail(`the lockstep failed (${String(err)})`) },
   );
   host.attach(listener);

@@ -1,7 +1,7 @@
 // What the host knows of each game, kept as a record by id (lockstep.md "The game's clock line", "Stalls and
-// outsiders"; spec "Outsiders"): joins, leaves, Hello, the last Clock, and when each game's t last advanced.
-import type { ClockPayload, GameView } from './lockstepTypes.ts';
-import { reachedPromise } from './stall.ts';
+// outsiders"; spec "Outsiders"): joins, leaves, Hello, the last Clock, and when each game's t last advanced. The
+// stall mark of a game is the lockstep's view of what the game's pacing chart (machines/pacing.ts) told it.
+import type { ClockPayload, GameView, StallMark } from './lockstepTypes.ts';
 import { isPacing } from './stamps.ts';
 
 /** The games by id. Player 0 (the host's own game) is always there. */
@@ -46,25 +46,18 @@ export function helloGame(games: Games, id: number, started: boolean, now: numbe
 /**
  * Stores a game's Clock with the host's clock at arrival. Its t advanced when it is past the furthest one it has
  * reported (a clock that goes back and forth does not advance). Its promise is the highest `safe` so far. A stall
- * mark ends when the clock reaches the host's promise (`cleared`).
+ * mark is left as it is: whether the clock ends it is its pacing chart's decision (machines/pacing.ts).
  */
-export function storeClock(
-  games: Games,
-  id: number,
-  payload: ClockPayload,
-  now: number,
-): { games: Games; cleared: boolean } {
+export function storeClock(games: Games, id: number, payload: ClockPayload, now: number): Games {
   const game = games[id];
-  if (game === undefined) return { games, cleared: false };
+  if (game === undefined) return games;
   const best = game.bestT ?? game.clock?.t;
   const advanced = best === undefined || payload.t > best;
   const clock = { ...payload, receivedAt: now };
   const next: GameView = { ...game, clock, advancedAt: advanced ? now : game.advancedAt, bestT: Math.max(best ?? 0, payload.t) };
   const bestSafe = Math.max(game.bestSafe ?? 0, payload.safe ?? 0);
   if (payload.safe !== undefined || game.bestSafe !== undefined) next.bestSafe = bestSafe;
-  if (!reachedPromise(next)) return { games: { ...games, [id]: next }, cleared: false };
-  const { stalled: _ended, ...unmarked } = next;
-  return { games: { ...games, [id]: unmarked }, cleared: true };
+  return { ...games, [id]: next };
 }
 
 /** Running time starts now for every game (a pause does not count towards a stall). */
@@ -91,4 +84,13 @@ export function stalledIds(games: Games): number[] {
   return gameList(games)
     .filter((g) => g.stalled !== undefined)
     .map((g) => g.id);
+}
+
+/** The lockstep's view of a game's stall mark, as its pacing chart reported it (undefined: the mark ended). */
+export function markGame(games: Games, id: number, mark: StallMark | undefined): Games {
+  const game = games[id];
+  if (game === undefined) return games;
+  if (mark !== undefined) return { ...games, [id]: { ...game, stalled: mark } };
+  const { stalled: _ended, ...rest } = game;
+  return { ...games, [id]: rest };
 }

@@ -1,7 +1,10 @@
 // The host lockstep chart's steps as pure functions (spec/lockstep.md; wire-protocol.txt Session 11, PeerClock 12,
 // Action 50, BuildVeto 52): each takes the chart's context and returns what to change and what to emit, in the
-// order the receivers must see it. The chart (machines/lockstep.ts) applies them from one-line actions.
+// order the receivers must see it. The chart (machines/lockstep.ts) applies them from one-line actions. What the
+// pause order (machines/pauseOrder.ts) and the games' pacing charts (machines/pacing.ts) report is relayed here.
 import type { LockstepContext, LockstepEmitted, LockstepInput, LockstepSession } from '../lockstep.ts';
+import type { PauseActionToHold } from '../pauseOrder.ts';
+import type { StallPass } from '../lockstepContext.ts';
 import { mayChangeSpeed } from './category.ts';
 import { sanitiseHop } from './hop.ts';
 import {
@@ -9,6 +12,7 @@ import {
   gameList,
   helloGame,
   leaveGame,
+  markGame,
   pacingIds,
   stalledIds,
   startRunningTime,
@@ -19,13 +23,12 @@ import type { Games } from './hostGames.ts';
 import { leadFor, nextLead } from './lead.ts';
 import { pauseAtFor, startCheck } from './lockstep.ts';
 import type { StartCheck } from './lockstep.ts';
-import type { ActionPayload, ClockPayload, HelloPayload, Hop, PeerClockPayload, Speed } from './lockstepTypes.ts';
-import { createPauseOrder, flushPauseOrder, flushReady, flushStamp, holdPauseAction, holdRefusal } from './pauseOrder.ts';
+import type { ActionPayload, ClockPayload, HelloPayload, Hop, PeerClockPayload, Speed, StallMark } from './lockstepTypes.ts';
+import type { FlushedPauseAction } from './pauseOrder.ts';
 import { payloadByteLength } from '../../protocol/messages/index.ts';
 import { inFlightRefusal, record, settle } from './inFlight.ts';
 import { LIMITS } from '../../protocol/messages/index.ts';
 import { hostVeto, peerClockOf, relayedAction, sessionPayloadOf } from './relay.ts';
-import { updateStalls } from './stall.ts';
 import { futureStamp, maxClock } from './stamps.ts';
 
 type Ctx = LockstepContext;
@@ -34,6 +37,9 @@ type Log = { msg: string; [k: string]: unknown };
 
 /** The games' Clock cadence the lead assumes when the actor gives none (ms): the mod's (docs/DECISIONS.md). */
 export const DEFAULT_CLOCK_INTERVAL_MS = 100;
+
+/** A stall pass with nothing reported. */
+export const NO_STALL_PASS: StallPass = { cleared: [], marked: [], raised: [] };
 
 /** The chart's context at creation: the host's game only, not started, the lead for no round trip yet. */
 export function createLockstepContext(input: LockstepInput | undefined): LockstepContext {
@@ -53,7 +59,6 @@ export function createLockstepContext(input: LockstepInput | undefined): Lockste
     },
     startRequested: false,
     waiting: undefined,
-    pauseOrder: createPauseOrder(),
     permissions: input?.permissions ?? {},
     maxRtt: 0,
     rtt: {},
@@ -63,6 +68,7 @@ export function createLockstepContext(input: LockstepInput | undefined): Lockste
     hostGame: input?.hostGame ?? true,
     droppedSpeedRequests: {},
     inFlight: {},
+    stallPass: NO_STALL_PASS,
     loggedOnce: [],
   };
 }
@@ -106,7 +112,8 @@ export function recomputedLead(context: Ctx): number {
   return nextLead(context.session.lead, proposed);
 }
 
-function hopFor(context: Ctx, from: number, hop: unknown, wall: number | undefined): Hop | undefined {
+/** The hop the host relays with a message of `from` (rules/hop.ts). */
+export function hopFor(context: Ctx, from: number, hop: unknown, wall: number | undefined): Hop | undefined {
   return sanitiseHop(hop, from, { wall, so: context.off[from], sr: context.rtt[from] });
 }
 
@@ -134,24 +141,35 @@ export function onLeave(context: Ctx, id: number): Step {
 }
 
 /**
- * A Clock: stored with the host's clock; a stall mark ends when it reaches the promise (Session first); then the
- * PeerClock to all but the origin. A clock before the game's Hello is kept but not relayed.
+ * A Clock: stored with the host's clock, then the PeerClock to all but the origin. A clock before the game's Hello
+ * is kept but not relayed. The clock of a stalled game is not relayed here: its pacing chart first decides whether
+ * it ends the mark (`pacingDecidesClock`, then `relayClock`).
  */
 export function onClock(context: Ctx, from: number, payload: ClockPayload, wall: number | undefined): Step {
   if (context.games[from] === undefined) return stranger(context, from);
-  const { games, cleared } = storeClock(context.games, from, payload, context.now);
-  const out: Out[] = [];
-  if (cleared) {
-    out.push(log({ msg: 'stall ended: the game reached the host promise', from, t: payload.t }));
-    out.push(sessionOut({ ...context, games }));
-  }
-  const game = games[from]!;
-  if (!game.ready) {
-    const once = logOnce(context, `early-clock:${from}`, { msg: 'clock before hello not relayed', from });
-    return step({ games, ...once.patch }, [...out, ...once.out]);
-  }
-  const relayed = peerClockOf(game, hopFor(context, from, payload.hop, wall))!;
-  out.push({ type: 'send.PeerClock', to: 'allBut', except: from, payload: relayed });
+  const games = storeClock(context.games, from, payload, context.now);
+  const relay = relayClock({ ...context, games }, from, hopFor(context, from, payload.hop, wall));
+  return step({ ...relay.patch, games }, relay.out);
+}
+
+/** Whether a game's clock waits for its pacing chart before it is relayed: the game is stalled. */
+export function pacingDecidesClock(context: Ctx, from: number): boolean {
+  return context.games[from]?.stalled !== undefined;
+}
+
+/** The PeerClock of a game's stored clock to all but the game (a game not ready yet: logged once, not relayed). */
+export function relayClock(context: Ctx, from: number, hop: Hop | undefined): Step {
+  const game = context.games[from];
+  if (game?.clock === undefined) return step();
+  if (!game.ready) return logOnce(context, `early-clock:${from}`, { msg: 'clock before hello not relayed', from });
+  return step({}, [{ type: 'send.PeerClock', to: 'allBut', except: from, payload: peerClockOf(game, hop)! }]);
+}
+
+/** A stalled game's clock reached the host's promise (its pacing chart says): the mark ends, Session lists the rest. */
+export function onReached(context: Ctx, from: number, t: number): Step {
+  if (context.games[from]?.stalled === undefined) return step();
+  const games = markGame(context.games, from, undefined);
+  const out = [log({ msg: 'stall ended: the game reached the host promise', from, t }), sessionOut({ ...context, games })];
   return step({ games }, out);
 }
 
@@ -190,32 +208,40 @@ export function onVeto(context: Ctx, from: number, seq: number, why: string): St
 const FLUSH_FIELDS_BYTES = 96;
 
 /**
- * A pause action: the next pauseSeq, held until a flush. Refused on every game instead when it would not fit a
- * frame once flushed, or the pause order holds its bound (pauseOrder.ts: per game, in all, in bytes).
+ * A pause action as the pause order will hold it, with its size as relayed once flushed (for the pause order's
+ * bounds); or, when it would not fit a frame once flushed, its refusal on every game.
  */
-export function onPauseAction(context: Ctx, from: number, payload: ActionPayload, wall: number | undefined): Step {
+export function pauseActionOf(
+  context: Ctx,
+  from: number,
+  payload: ActionPayload,
+  wall: number | undefined,
+): { hold: { action: PauseActionToHold; bytes: number } } | { refused: Step } {
   const hop = hopFor(context, from, payload.hop, wall);
   const { stamp: _none, ...action } = relayedAction(payload, from, context.permissions, hop, 0);
   const bytes = payloadByteLength('Action', { ...action, stamp: 0 }) + FLUSH_FIELDS_BYTES;
-  if (bytes > LIMITS.payloadBytes) return onVeto(context, from, payload.seq, `larger than a frame as relayed (${bytes} bytes)`);
-  const full = holdRefusal(context.pauseOrder, from, bytes);
-  if (full !== undefined) return onVeto(context, from, payload.seq, full);
-  const { order, item } = holdPauseAction(context.pauseOrder, action, bytes);
-  const held = log({ msg: 'pause action held', from, seq: payload.seq, pauseSeq: item.pauseSeq });
-  return step({ pauseOrder: order }, [held]);
+  if (bytes > LIMITS.payloadBytes) {
+    return { refused: onVeto(context, from, payload.seq, `larger than a frame as relayed (${bytes} bytes)`) };
+  }
+  return { hold: { action, bytes } };
 }
 
-/** Flushes what is held at max(furthest, floor): every item to every game, origin included. */
-export function flushAt(context: Ctx, furthest: number): Step {
-  const stamp = flushStamp(furthest, context.pauseOrder.floor);
-  const { order, items } = flushPauseOrder(context.pauseOrder, stamp);
+/** The pause order held a pause action: logged. */
+export function onHeld(from: number, seq: number, pauseSeq: number): Step {
+  return step({}, [log({ msg: 'pause action held', from, seq, pauseSeq })]);
+}
+
+/**
+ * The pause order flushed: every item to every game, origin included, in pauseSeq order, all at `stamp`. The
+ * flushed items wait in every game's queue too (the pause order bounds how many: pauseOrder.ts).
+ */
+export function onFlushed(context: Ctx, items: readonly FlushedPauseAction[], stamp: number): Step {
   if (items.length === 0) return step();
-  // Flushed items wait in every game's queue too (the pause order bounds how many: pauseOrder.ts).
   let inFlight = context.inFlight;
   for (const item of items) inFlight = record(inFlight, item.from, stamp);
   const out: Out[] = items.map((payload) => ({ type: 'send.Action', to: 'all', payload }));
   out.push(log({ msg: 'pause order flushed', stamp, pauseUpto: items.at(-1)!.pauseUpto, items: items.length }));
-  return step({ pauseOrder: order, inFlight }, out);
+  return step({ inFlight }, out);
 }
 
 /**
@@ -240,27 +266,16 @@ export function runningStamp(context: Ctx): number {
   return futureStamp(max, context.session.lead);
 }
 
-/** While the session runs, a pause action (made before the game read the unpause) goes out at once. */
-export function flushIfRunning(context: Ctx): Step {
-  return context.session.started && context.session.speed > 0 ? flushAt(context, runningStamp(context)) : step();
+/** What the pause order needs at a paused tick: each game's reported stop (id, t) and the ready pacing games. */
+export function pauseViewOf(context: Ctx): { stops: [number, number][]; pacing: number[] } {
+  return { stops: [...stopsOf(context.games)], pacing: pacingIds(context.games) };
 }
 
-/** Whether every ready pacing game reported stop and something is held. */
-export function flushDue(context: Ctx): boolean {
-  return context.pauseOrder.held.length > 0 && flushReady(stopsOf(context.games), pacingIds(context.games)).ready;
-}
-
-/** The tick flush: at the furthest reported stop, once every ready pacing game reported stop. */
-export function flushStopped(context: Ctx): Step {
-  const ready = flushReady(stopsOf(context.games), pacingIds(context.games));
-  return ready.ready ? flushAt(context, ready.furthestStop) : step();
-}
-
-/** The flush before an unpause: no pacing game stands past pauseAt or the furthest t it reported. */
-export function flushOnResume(context: Ctx): Step {
+/** Where an unpause flushes from: no pacing game stands past pauseAt or the furthest t it reported. */
+export function resumeStamp(context: Ctx): number {
   const pacing = new Set(pacingIds(context.games));
   const times = gameList(context.games).flatMap((g) => (pacing.has(g.id) && g.clock ? [g.clock.t] : []));
-  return flushAt(context, Math.max(context.session.pauseAt ?? 0, ...times));
+  return Math.max(context.session.pauseAt ?? 0, ...times);
 }
 
 /** A SpeedRequest from outside the speed set: dropped, counted, logged once per player. */
@@ -325,21 +340,47 @@ export function setSpeed(context: Ctx, speed: Exclude<Speed, 0>): Partial<Ctx> {
   return { session: { ...session, lead: recomputedLead({ ...context, session }) } };
 }
 
-/** The stall pass of a running tick: marks, raised promises and ended marks, with Session and PeerClocks. */
-export function checkStalls(context: Ctx): Step {
-  const { now, session } = context;
-  const update = updateStalls({ games: gameList(context.games), now, running: true, lead: session.lead });
-  if (update.marked.length + update.raised.length + update.cleared.length === 0) return step();
-  const games: Games = Object.fromEntries(update.games.map((g) => [g.id, g]));
-  const out: Out[] = update.cleared.map((from) => log({ msg: 'stall ended: the game reached the host promise', from }));
-  for (const from of update.marked) {
-    out.push(log({ msg: 'game stalled', from, promise: games[from]!.stalled!.promise }));
+/** A pacing chart's report in a running tick's stall pass (machines/pacing.ts). */
+export type StallReport =
+  | { change: 'cleared'; id: number }
+  | { change: 'marked'; id: number; mark: StallMark }
+  | { change: 'raised'; id: number; promise: number };
+
+/** A report of the stall pass: the lockstep's view of the game's mark, and the pass so far (id order). */
+export function onStallReport(context: Ctx, report: StallReport): Partial<Ctx> {
+  const game = context.games[report.id];
+  if (game === undefined) return {};
+  const mark =
+    report.change === 'marked' ? report.mark
+    : report.change === 'raised' && game.stalled !== undefined ? { ...game.stalled, promise: report.promise }
+    : undefined;
+  const pass = context.stallPass;
+  const stallPass = { ...pass, [report.change]: [...pass[report.change], report.id] };
+  return { games: markGame(context.games, report.id, mark), stallPass };
+}
+
+/**
+ * The end of a running tick's stall pass (every pacing chart has reported): the ended marks and the new ones
+ * logged, Session once when the stalled games changed, then the PeerClock with the host's promise of each game
+ * marked, then of each whose promise rose.
+ */
+export function settleStalls(context: Ctx): Step {
+  const { cleared, marked, raised } = context.stallPass;
+  const patch = { stallPass: NO_STALL_PASS };
+  if (cleared.length + marked.length + raised.length === 0) return step(patch);
+  const { games } = context;
+  const out: Out[] = cleared.map((from) => log({ msg: 'stall ended: the game reached the host promise', from }));
+  for (const from of marked) {
+    const mark = games[from]?.stalled;
+    if (mark !== undefined) out.push(log({ msg: 'game stalled', from, promise: mark.promise }));
   }
-  if (update.marked.length + update.cleared.length > 0) out.push(sessionOut({ ...context, games }));
-  for (const from of [...update.marked, ...update.raised]) {
-    out.push({ type: 'send.PeerClock', to: 'allBut', except: from, payload: peerClockOf(games[from]!, undefined)! });
+  if (marked.length + cleared.length > 0) out.push(sessionOut(context));
+  for (const from of [...marked, ...raised]) {
+    const game = games[from];
+    const payload = game?.stalled === undefined ? undefined : peerClockOf(game, undefined);
+    if (payload !== undefined) out.push({ type: 'send.PeerClock', to: 'allBut', except: from, payload });
   }
-  return step({ games }, out);
+  return step(patch, out);
 }
 
 /** Every game's latest clock as the PeerClock for all but that game (sent again at the start). */

@@ -85,3 +85,12 @@ export function flushPauseOrder(
   const items = order.held.map((item) => ({ ...item, stamp, pauseUpto: last.pauseSeq }));
   return { order: { ...order, held: [], heldBytes: 0, floor: flushStamp(stamp, order.floor) }, items };
 }
+
+/** A flush at `max(furthest, previous flush stamp)`: the order after it, the items as relayed and their stamp. */
+export function flushFrom(
+  order: PauseOrder,
+  furthest: number,
+): { order: PauseOrder; items: FlushedPauseAction[]; stamp: number } {
+  const stamp = flushStamp(furthest, order.floor);
+  return { ...flushPauseOrder(order, stamp), stamp };
+}

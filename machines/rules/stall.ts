@@ -1,6 +1,8 @@
 // Stalled games (lockstep.md "Stalls and outsiders"; prior-projects §2.6 H6): a pacing game whose t has not
 // advanced for 20 s while the session runs and another game stands at the barrier its promise sets is marked;
-// the host then promises for it (futureStamp) until its own clock reaches that promise.
+// the host then promises for it (futureStamp) until its own clock reaches that promise. Each game's pacing chart
+// (machines/pacing.ts) applies this rule to the lockstep's view of every game and keeps its own outcome
+// (`stallOutcomeOf`): the same pass for every game, so the promise of one never counts another marked with it.
 import type { ClockPayload, GameView, StallMark } from './lockstepTypes.ts';
 import { extrapolate, futureStamp, isPacing, maxClock } from './stamps.ts';
 
@@ -91,4 +93,27 @@ export function updateStalls(input: StallInput & { lead: number }): StallUpdate 
     return { ...game, stalled: { ...mark, promise } };
   });
   return { games, marked, raised, cleared };
+}
+
+/** What one stall pass means for one game: its mark ended, it was marked (anew), its promise rose. */
+export interface StallOutcome {
+  /** Its mark ended first: its clock had reached the promise. */
+  ended: boolean;
+  /** Marked in this pass (possibly right after its old mark ended). */
+  mark?: StallMark;
+  /** Marked before and still standing where it was: the promise rose to this. */
+  raised?: number;
+}
+
+/**
+ * The outcome of `updateStalls` over every game for the game `id` alone. Every pacing chart runs the whole pass
+ * over the same view, so each one's outcome is exactly its part of the pass the lockstep ran on its own before.
+ */
+export function stallOutcomeOf(id: number, input: StallInput & { lead: number }): StallOutcome {
+  const update = updateStalls(input);
+  const ended = update.cleared.includes(id);
+  const mark = update.games.find((game) => game.id === id)?.stalled;
+  if (update.marked.includes(id) && mark !== undefined) return { ended, mark };
+  if (update.raised.includes(id) && mark !== undefined) return { ended, raised: mark.promise };
+  return { ended };
 }

@@ -3,18 +3,23 @@
 // wall time (it holds the others at its promise), and one final pause: every action applied at its stamp on
 // every game (late 0) and identical worlds at pauseAt.
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { actorsIn, readTraceDir } from '../../adapters/trace/readTrace.ts';
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../../bin/feverlink3.js');
+const root = mkdtempSync(join(tmpdir(), 'fl3-demo-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('feverlink3 demo', () => {
   it('runs 3 games in lockstep through speed changes and a throttled game; worlds equal, nothing late', async () => {
     const { stdout } = await run(
       process.execPath,
-      [BIN, 'demo', '--json', '--players', '3', '--seconds', '18', '--bot-rate', '1200', '--speeds', '1,4,2', '--throttle', '2:0.5'],
+      [BIN, 'demo', '--json', '--players', '3', '--seconds', '18', '--bot-rate', '1200', '--speeds', '1,4,2', '--throttle', '2:0.5', '--dir', root],
       { timeout: 150_000 },
     );
     const lines = stdout.trim().split('\n');
@@ -25,5 +30,10 @@ describe('feverlink3 demo', () => {
     expect(result.worldHash).toMatch(/^[0-9a-f]{32}$/);
     // the pause stopped every game at pauseAt (pause-order flushes in the pause land at the same stamp)
     expect(result.times).toEqual([result.pauseAt, result.pauseAt, result.pauseAt]);
+    // Every launcher recorded its actors (trace.jsonl in its session folder), read back by their stable names.
+    const hostActors = actorsIn(await readTraceDir(join(root, 'host')));
+    expect(hostActors).toEqual(expect.arrayContaining(['lockstep', 'pauseOrder', 'slot:1', 'slot:2', 'pacing:0', 'pacing:1']));
+    expect(hostActors.some((a) => /^handshake:\d+$/.test(a))).toBe(true);
+    expect(actorsIn(await readTraceDir(join(root, 'player1')))).toContain('playerHandshake');
   }, 160_000);
 });

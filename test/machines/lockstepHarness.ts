@@ -1,8 +1,12 @@
 // Test harness for the host lockstep chart (machines/lockstep.ts): an actor on a SimulatedClock, every emitted
-// event recorded in order, and helpers that bring games to a clock the way the actor would feed them.
+// event recorded in order, and helpers that bring games to a clock the way the actor would feed them. The pause
+// order is the lockstep actor's child (machines/pauseOrder.ts): `context()` shows its context as `pauseOrder`.
 import { SimulatedClock, createActor } from 'xstate';
+import type { Actor } from 'xstate';
 import { lockstepMachine, sessionOf } from '../../machines/lockstep.ts';
-import type { LockstepEmitted, LockstepEvent, LockstepInput } from '../../machines/lockstep.ts';
+import type { LockstepContext, LockstepEmitted, LockstepEvent, LockstepInput } from '../../machines/lockstep.ts';
+import type { pacingMachine } from '../../machines/pacing.ts';
+import type { PauseOrderContext, pauseOrderMachine } from '../../machines/pauseOrder.ts';
 import type { ClockPayload } from '../../protocol/messages/index.ts';
 
 export type Emitted = LockstepEmitted;
@@ -33,7 +37,15 @@ export function startHost(input: LockstepInput = {}) {
     value: () => actor.getSnapshot().value,
     /** The Session Welcome would carry now. */
     sessionNow: () => sessionOf(actor.getSnapshot().context),
-    context: () => actor.getSnapshot().context,
+    /** The lockstep's context, with its pause order's (the child's) as `pauseOrder`. */
+    context: (): LockstepContext & { pauseOrder: PauseOrderContext } => ({
+      ...actor.getSnapshot().context,
+      pauseOrder: host.pauseOrder().getSnapshot().context,
+    }),
+    /** The lockstep actor's pause order (systemId `pauseOrder`). */
+    pauseOrder: () => actor.system.get('pauseOrder') as Actor<typeof pauseOrderMachine>,
+    /** Game `id`'s pacing actor (systemId `pacing:<id>`), if the game is in the session. */
+    pacing: (id: number) => actor.system.get(`pacing:${id}`) as Actor<typeof pacingMachine> | undefined,
     /** A game's Clock with sensible defaults: ahead 2, safe = t + 2 steps. */
     clockOf(from: number, t: number, now: number, extra: Partial<ClockPayload> = {}) {
       const payload: ClockPayload = { t, speed: 1, ahead: 2, safe: t + 400, ...extra };

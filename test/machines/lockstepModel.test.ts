@@ -36,8 +36,9 @@ const modelEvents: LockstepEvent[] = [
 function modelKey(context: LockstepContext): string {
   const games = Object.values(context.games).map((g) => [g.id, g.ready, g.hasWorld, g.clock?.t ?? null]);
   const { started, speed, pauseAt, startSpeed } = context.session;
-  const held = Math.min(context.pauseOrder.held.length, 1);
-  return JSON.stringify([games, context.startRequested, started, speed, startSpeed, pauseAt ?? null, held]);
+  // What the pause order holds is its own chart's context now (machines/pauseOrder.ts): a graph traversal of this
+  // chart does not run its children, so the key leaves it out (test/machines/pauseOrderChart.test.ts walks it).
+  return JSON.stringify([games, context.startRequested, started, speed, startSpeed, pauseAt ?? null]);
 }
 
 describe('model paths (xstate/graph)', () => {
