@@ -6,6 +6,7 @@
 const benches: { name: string; load: () => Promise<{ run(): Promise<void> }> }[] = [
   { name: 'seal', load: () => import('./seal.bench.ts') },
   { name: 'latency', load: () => import('./latency.bench.ts') },
+  { name: 'hostRelay', load: () => import('./hostRelay.bench.ts') },
 ];
 
 const filters = process.argv.slice(2);

@@ -117,7 +117,8 @@ export type TraceLine =
   | TraceCancelLine
   | TraceEmitLine
   | TraceActionLine
-  | TraceDroppedLine;
+  | TraceDroppedLine
+  | TraceCountsLine;
 
 /** An event made JSON-safe: `type` and the payload fields (bounded). */
 export type SafeEvent = { type: string; [k: string]: unknown };
@@ -135,6 +136,21 @@ export interface EncoderOptions {
   actions?: boolean;
   /** Skip a snapshot whose status, value, context (same object) and children did not change. Default true. */
   dedupeSnapshots?: boolean;
+  /**
+   * Event types of the hot path (an Action relayed, a clock, a tick): their event and emit lines are not written
+   * but counted per actor and type, in one `@trace.counts` line a second; the snapshot after one is written only
+   * when the state (status, value, children) changed. What a maintainer looks for — states, waits, timers,
+   * refusals — stays in the trace; the relay of thousands of actions a second does not fill it.
+   */
+  hot?: ReadonlySet<string>;
+}
+
+/** The counts of hot events since the last `@trace.counts` line: actor → event type → n. */
+export interface TraceCountsLine extends LineBase {
+  type: '@trace.counts';
+  /** The session clock when counting started (ms). */
+  since: number;
+  counts: Record<string, Record<string, number>>;
 }
 
 export interface EncoderStats {
@@ -199,6 +215,9 @@ export class TraceEncoder {
   private readonly emits: boolean;
   private readonly actions: boolean;
   private readonly dedupe: boolean;
+  private readonly hot: ReadonlySet<string> | undefined;
+  private hotCounts = new Map<string, Map<string, number>>();
+  private hotSince: number | undefined;
 
   constructor(options: EncoderOptions = {}) {
     this.maxLineBytes = options.maxLineBytes ?? 16 * 1024;
@@ -207,6 +226,39 @@ export class TraceEncoder {
     this.emits = options.emits ?? true;
     this.actions = options.actions ?? false;
     this.dedupe = options.dedupeSnapshots ?? true;
+    this.hot = options.hot;
+  }
+
+  /** The type of a hot event this inspection event is about (its event, or the event it emits), if hot. */
+  private hotType(ev: InspectionEvent): string | undefined {
+    const hot = this.hot;
+    if (hot === undefined) return undefined;
+    let type: unknown;
+    if (ev.type === '@xstate.event' || ev.type === '@xstate.snapshot') type = (ev.event as { type?: unknown } | undefined)?.type;
+    else if (ev.type === '@xstate.action' && ev.action.type === 'xstate.emit') {
+      type = ((ev.action.params as { event?: { type?: unknown } } | undefined)?.event)?.type;
+    }
+    return typeof type === 'string' && hot.has(type) ? type : undefined;
+  }
+
+  /** Counts one hot event; written later as a `@trace.counts` line. */
+  private countHot(ref: unknown, type: string, t: number): void {
+    this.hotSince ??= t;
+    const name = this.nameOf(ref);
+    let perActor = this.hotCounts.get(name);
+    if (perActor === undefined) this.hotCounts.set(name, (perActor = new Map()));
+    perActor.set(type, (perActor.get(type) ?? 0) + 1);
+  }
+
+  /** The `@trace.counts` line for what was counted since the last one (once a second, or at the end); or undefined. */
+  counts(now: number, force = false): string | undefined {
+    const since = this.hotSince;
+    if (since === undefined || (!force && now - since < 1000)) return undefined;
+    const counts: Record<string, Record<string, number>> = {};
+    for (const [actor, types] of this.hotCounts) counts[actor] = Object.fromEntries(types);
+    this.hotCounts = new Map();
+    this.hotSince = undefined;
+    return JSON.stringify({ t: round(now), type: '@trace.counts', since: round(since), counts } satisfies TraceCountsLine);
   }
 
   /** The stable name of an actor (cached on first sight: systemId, else `<parent>/<id>`, else sessionId). */
@@ -228,6 +280,13 @@ export class TraceEncoder {
   /** The line for one inspection event, or undefined when nothing is written for it. `now`: the session clock. */
   encode(ev: InspectionEvent, now: number): string | undefined {
     const t = round(now);
+    const hot = this.hotType(ev);
+    if (hot !== undefined) {
+      if (ev.type === '@xstate.snapshot') return this.snapshotLine(ev.actorRef, ev.event, ev.snapshot, t, true);
+      if (ev.type === '@xstate.event') this.countHot(ev.actorRef, hot, t);
+      else this.stats.actions++;
+      return undefined;
+    }
     switch (ev.type) {
       case '@xstate.actor':
         return this.actorLine(ev.actorRef, t);
@@ -277,7 +336,7 @@ export class TraceEncoder {
     return this.finish(line, budget.cut);
   }
 
-  private snapshotLine(ref: unknown, event: unknown, snapshot: unknown, t: number): string | undefined {
+  private snapshotLine(ref: unknown, event: unknown, snapshot: unknown, t: number, stateOnly = false): string | undefined {
     const r = ref as RefLike;
     const s = (snapshot ?? {}) as {
       status?: string;
@@ -296,7 +355,9 @@ export class TraceEncoder {
       const valueKey = value === undefined ? '' : JSON.stringify(value);
       const childKey = childIds.join('\u0000');
       const prev = this.last.get(r);
-      if (prev && prev.status === status && prev.value === valueKey && prev.context === s.context && prev.children === childKey) {
+      // After a hot event only a change of state counts: its context changes with every relayed action.
+      const sameContext = stateOnly || prev?.context === s.context;
+      if (prev && prev.status === status && prev.value === valueKey && sameContext && prev.children === childKey) {
         this.stats.unchanged++;
         return undefined;
       }

@@ -6,6 +6,24 @@ import type { Clock, LogFn } from '../../actors/ports.ts';
 import { flushOnFatal } from '../cli/supervise.ts';
 import { createTraceRecorder } from '../trace/traceRecorder.ts';
 
+/**
+ * The hot path's events: counted once a second in the trace, not written one by one (inspect/traceLine.ts `hot`).
+ * A relayed Action or clock (in, out, and the in-flight bookkeeping), the 10 Hz tick (also as the pause order and the
+ * pacing charts get it), the round trips and the slots' ping. What changes a state is still written: its snapshot.
+ */
+export const HOT_EVENTS: ReadonlySet<string> = new Set([
+  'recv.Action',
+  'recv.Clock',
+  'send.Action',
+  'send.PeerClock',
+  'tick',
+  'clock',
+  'rtt.updated',
+  'ping.due',
+  'stall.settled',
+  'clock.relay',
+]);
+
 export interface LauncherTrace {
   /** The `inspect` option every root actor of the launcher gets; undefined when tracing is off. */
   inspect: ((event: InspectionEvent) => void) | undefined;
@@ -14,7 +32,7 @@ export interface LauncherTrace {
 
 export function openLauncherTrace(dir: string, clock: Pick<Clock, 'now'>, log: LogFn, env = process.env): LauncherTrace {
   if (env.FEVERLINK3_TRACE === 'off') return { inspect: undefined, close: async () => {} };
-  const recorder = createTraceRecorder({ dir, clock, log, wallClock: Date.now });
+  const recorder = createTraceRecorder({ dir, clock, log, wallClock: Date.now, hot: HOT_EVENTS });
   const unregister = flushOnFatal(() => recorder.flushSync());
   return {
     inspect: recorder.inspect,

@@ -127,8 +127,11 @@ export function createTraceRecorder(options: TraceRecorderOptions): TraceRecorde
     }
     try {
       if (filter && !filter(event)) return;
-      const line = encoder.encode(event, clock.now());
+      const now = clock.now();
+      const line = encoder.encode(event, now);
       if (line !== undefined) enqueue(line);
+      const counts = encoder.counts(now);
+      if (counts !== undefined) enqueue(counts);
     } catch {
       stats.errors++;
     }
@@ -245,7 +248,15 @@ export function createTraceRecorder(options: TraceRecorderOptions): TraceRecorde
     old?.close().catch(() => {});
   }
 
+  /** The hot events counted so far go out as one `@trace.counts` line (before a flush or the close). */
+  function countsNow(): void {
+    if (closed || failed) return;
+    const counts = encoder.counts(clock.now(), true);
+    if (counts !== undefined) enqueue(counts);
+  }
+
   async function flush(): Promise<void> {
+    countsNow();
     while (!failed && (writing || queue.length > 0)) {
       if (!writing) start();
       await writing;
@@ -253,6 +264,7 @@ export function createTraceRecorder(options: TraceRecorderOptions): TraceRecorde
   }
 
   function flushSync(): void {
+    countsNow();
     if (failed || queue.length === 0) return;
     const batch = queue;
     queue = [];

@@ -393,3 +393,50 @@ function nest(depth: number): unknown {
   for (let i = 0; i < depth; i++) v = { v };
   return v;
 }
+
+describe('hot events', () => {
+  it('counts the hot path once a second instead of writing it, and still writes a change of state', async () => {
+    const { createActor, setup, assign, SimulatedClock } = await import('xstate');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createTraceRecorder } = await import('../../../adapters/trace/traceRecorder.ts');
+    const { readTraceDir } = await import('../../../adapters/trace/readTrace.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'fl3-hot-'));
+    const clock = new SimulatedClock();
+    const recorder = createTraceRecorder({ dir, clock, log: () => {}, hot: new Set(['relay']) });
+    const machine = setup({ types: { context: {} as { n: number }, events: {} as { type: 'relay' } | { type: 'stop' } } }).createMachine({
+      id: 'relayer',
+      context: { n: 0 },
+      initial: 'Running',
+      states: {
+        Running: {
+          on: {
+            relay: [
+              { guard: ({ context }) => context.n === 999, target: 'Full', actions: assign({ n: ({ context }) => context.n + 1 }) },
+              { actions: assign({ n: ({ context }) => context.n + 1 }) },
+            ],
+          },
+        },
+        Full: { on: { stop: 'Running' } },
+      },
+    });
+    const actor = createActor(machine, { clock, systemId: 'relayer', inspect: recorder.inspect }).start();
+    for (let i = 0; i < 1000; i++) {
+      actor.send({ type: 'relay' });
+      if (i % 100 === 99) clock.increment(250);
+    }
+    actor.send({ type: 'stop' });
+    await recorder.close();
+    const lines = await readTraceDir(dir);
+    const events = lines.filter((l) => l.type === '@xstate.event');
+    const eventTypes = events.map((l) => (l as { event: { type: string } }).event.type);
+    expect(eventTypes).not.toContain('relay');
+    expect(eventTypes).toContain('stop');
+    const counts = lines.filter((l) => l.type === '@trace.counts') as unknown as { counts: Record<string, Record<string, number>> }[];
+    expect(counts.reduce((n, l) => n + (l.counts.relayer?.relay ?? 0), 0)).toBe(1000);
+    expect(counts.length).toBeGreaterThanOrEqual(2);
+    const values = lines.filter((l) => l.type === '@xstate.snapshot').map((l) => (l as { snapshot: { value: string } }).snapshot.value);
+    expect(values).toEqual(['Running', 'Full', 'Running']);
+  });
+});

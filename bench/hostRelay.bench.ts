@@ -1,0 +1,328 @@
+// The host's relay measured the way it runs (issue "Every concern an actor the inspector can see", item 5): the host
+// is `feverlink3 host --game none --max-players 9` in a process of its own; 7 receiver processes
+// (bench/support/relayReceiver.ts) and a sender in this process join it as players over TCP on 127.0.0.1, say
+// hello, stand, and the host's terminal types /start. In a round every one of the 8 players blasts Actions at
+// PER_SENDER_RATE, under the spec's per-connection cap (1000 frames/s; the CLI has no way to lift it), so the host
+// relays 8 × that, each Action to the 7 others; a player never runs more than WINDOW Actions ahead of what it got
+// from the others, so a host that falls behind is not closed as a flood. Printed: Actions relayed per second
+// (counted at the players), frames per second out of the host, and the host process's CPU per Action
+// (/proc/<pid>/stat utime + stime around the round), for the trace recorder ON and OFF (FEVERLINK3_TRACE=off in the
+// host's environment): two hosts run side by side, and their rounds alternate A B A B … so the machine's swings hit
+// both. Beside it, measured in this process in the same run, the floor (bench/support/relayFloor.ts: open + JSON
+// parse + JSON encode + seal per Action), and host CPU / floor. `npm run bench -- hostRelay --profile` also runs a
+// third host (recorder ON) under --cpu-prof and prints its top self-time functions. Prints only; judges nothing.
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { summariseProfile } from './support/cpuProfile.ts';
+import { HostProcess } from './support/hostProcess.ts';
+import { ReceiverProcess, type ReceiverStatus } from './support/receiverProcess.ts';
+import { floorSample } from './support/relayFloor.ts';
+import { RelayPeer, type PeerCounts, type RoundCounts } from './support/relayPeer.ts';
+
+/** Receiver processes; with the sender, 8 players: `--max-players 9` counts the host's own (absent) game. */
+const RECEIVERS = 7;
+const MAX_PLAYERS = 9;
+const PLAYERS = RECEIVERS + 1;
+/** Actions a second each player sends: under the 1000 frames/s cap with its 10 Clocks and its Pongs. */
+const PER_SENDER_RATE = 900;
+/** Actions each player sends in one round (about 1.3 s at the rate). */
+const ROUND_ACTIONS = 1200;
+/** A/B pairs of rounds (after one warm-up round on each host). */
+const PAIRS = 8;
+/** Rounds on the profiled host. */
+const PROFILE_ROUNDS = 2;
+const ROUND_TIMEOUT_MS = 6_000;
+/** Actions a player may be ahead of what it received from the others (/ 7): see RelayPeer.round. */
+const WINDOW = 250;
+
+type Variant = 'on' | 'off' | 'profile';
+
+interface BenchHost {
+  readonly variant: Variant;
+  readonly proc: HostProcess;
+  readonly dir: string;
+  sender?: RelayPeer;
+  /** Rounds run on it so far (each player then holds rounds × 7 × ROUND_ACTIONS of the others' Actions). */
+  rounds: number;
+  /** Every player's counts (since its join) at the end of the last round; the sender first. */
+  last?: PeerCounts[];
+}
+
+interface Round {
+  variant: Variant;
+  seconds: number;
+  /** Actions the host relayed (Actions received by the players / 7: each goes to all but its origin). */
+  relayed: number;
+  /** Frames the players received from the host: what it sent out. */
+  frames: number;
+  vetoes: number;
+  hostCpuMicros: number;
+  /** CPU the other hosts used meanwhile, µs a second: their idle load (clocks, pings, status file). */
+  idleCpuPerSecond: number[];
+  incomplete: string[];
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const spread = (values: readonly number[], digits = 1): string =>
+  values.length === 0 ? '—' : `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+const until = async (probe: () => Promise<boolean>, ms: number, what: () => string): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+/** Joins the sender and every receiver, has every game say hello and stand, types /start, waits for the start. */
+async function startSession(host: BenchHost, receivers: readonly ReceiverProcess[]): Promise<void> {
+  const { port, key } = await host.proc.address();
+  const keyHex = Buffer.from(key).toString('hex');
+  host.sender = await RelayPeer.join(port, key, 'sender');
+  for (const r of receivers) await r.call('join', { host: host.variant, port, keyHex, name: r.name });
+  host.sender.hello();
+  await Promise.all(receivers.map((r) => r.call('hello', { host: host.variant })));
+  // Each game's PeerClock reached every other player: the host has every Hello and every standing Clock.
+  let statuses: ReceiverStatus[] = [];
+  await until(
+    async () => {
+      statuses = await Promise.all(receivers.map((r) => r.call('status', { host: host.variant })));
+      return host.sender!.peersSeen.size >= PLAYERS - 1 && statuses.every((s) => s.peers.length >= PLAYERS - 1);
+    },
+    20_000,
+    () => `every game's clock at every player (${host.sender!.peersSeen.size}, ${statuses.map((s) => s.peers.length)})`,
+  );
+  const from = host.proc.lineCount;
+  host.proc.type('/start');
+  const answer = await host.proc.waitForLine((l) => /^start( waits|$)/.test(l), 10_000, 'answer to /start', from);
+  if (answer !== 'start') throw new Error(`the host did not start: ${answer}`);
+  await until(
+    async () => {
+      statuses = await Promise.all(receivers.map((r) => r.call('status', { host: host.variant })));
+      return host.sender!.startedAt !== undefined && statuses.every((s) => s.started);
+    },
+    10_000,
+    () => 'every player to read the started Session',
+  );
+}
+
+/** One round on `host`: all 8 players blast ROUND_ACTIONS each; until every player has the others' Actions. */
+async function round(host: BenchHost, receivers: readonly ReceiverProcess[], all: readonly BenchHost[]): Promise<Round> {
+  const expect = (PLAYERS - 1) * ROUND_ACTIONS;
+  host.rounds++;
+  const target = host.rounds * expect;
+  const others = all.filter((h) => h !== host);
+  const common = {
+    count: ROUND_ACTIONS,
+    perSecond: PER_SENDER_RATE,
+    target,
+    expect,
+    timeoutMs: ROUND_TIMEOUT_MS,
+    window: WINDOW,
+  };
+  const cpuBefore = host.proc.cpuMicros();
+  const othersBefore = others.map((h) => h.proc.cpuMicros());
+  const start = performance.now();
+  const counts: RoundCounts[] = await Promise.all([
+    host.sender!.round(common.count, common.perSecond, target, expect, common.timeoutMs, common.window),
+    ...receivers.map((r) => r.call('round', { host: host.variant, ...common })),
+  ]);
+  const seconds = (performance.now() - start) / 1000;
+  const hostCpuMicros = host.proc.cpuMicros() - cpuBefore;
+  const idleCpuPerSecond = others.map((h, i) => (h.proc.cpuMicros() - othersBefore[i]!) / seconds);
+  const names = ['sender', ...receivers.map((r) => r.name)];
+  const incomplete = counts.flatMap((c, i) =>
+    c.complete
+      ? []
+      : [
+          `${names[i]}: ${c.actions + c.vetoes}/${target}${c.ended ? ` ended ${c.ended}` : ''}, short from ` +
+            Object.entries(c.byOrigin)
+              .filter(([, n]) => n < host.rounds * ROUND_ACTIONS)
+              .map(([id, n]) => `${id} (${n - host.rounds * ROUND_ACTIONS})`)
+              .join(', '),
+        ],
+  );
+  const before = host.last ?? counts.map(() => ({ frames: 0, actions: 0, vetoes: 0, ownVetoes: 0 }));
+  host.last = counts;
+  const sum = (key: keyof PeerCounts) => counts.reduce((total, c, i) => total + c[key] - before[i]![key], 0);
+  return {
+    variant: host.variant,
+    seconds,
+    relayed: sum('actions') / (PLAYERS - 1),
+    frames: sum('frames'),
+    vetoes: sum('ownVetoes'),
+    hostCpuMicros,
+    idleCpuPerSecond,
+    incomplete,
+  };
+}
+
+/** Host CPU per Action it handled: relayed, or vetoed (a cold or lagging host vetoes some; each costs it alike). */
+const perAction = (r: Round) => r.hostCpuMicros / (r.relayed + r.vetoes);
+
+function variantRow(label: string, rounds: readonly Round[], idlePerSecond: number, floor: number): string {
+  const rates = rounds.map((r) => r.relayed / r.seconds);
+  const frames = rounds.map((r) => r.frames / r.seconds);
+  const cpu = rounds.map(perAction);
+  const net = rounds.map((r) => (r.hostCpuMicros - idlePerSecond * r.seconds) / (r.relayed + r.vetoes));
+  const busy = rounds.map((r) => (100 * r.hostCpuMicros) / 1e6 / r.seconds);
+  return [
+    `${label.padEnd(14)}`,
+    `${Math.round(median(rates)).toString().padStart(6)} actions/s (${spread(rates, 0)})`,
+    `${Math.round(median(frames)).toString().padStart(6)} frames/s out`,
+    `host CPU ${median(cpu).toFixed(1).padStart(5)} µs/action (${spread(cpu)}), ${median(busy).toFixed(0)} % of a core`,
+    `net of idle ${median(net).toFixed(1)} µs`,
+    `= ${(median(cpu) / floor).toFixed(1)}× floor`,
+    ...(rounds.some((r) => r.vetoes > 0) ? [`vetoed ${rounds.reduce((sum, r) => sum + r.vetoes, 0)}`] : []),
+  ].join('  ');
+}
+
+/** Bytes of trace*.jsonl in a session folder (what the recorder wrote, rotated files included). */
+async function traceSize(dir: string): Promise<number> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => /^trace.*\.jsonl$/.test(n));
+  const sizes = await Promise.all(names.map((n) => stat(join(dir, n)).then((s) => s.size, () => 0)));
+  return sizes.reduce((a, b) => a + b, 0);
+}
+
+export async function run(): Promise<void> {
+  const profile = process.argv.includes('--profile');
+  const root = await mkdtemp(join(tmpdir(), 'feverlink3-bench-hostrelay-'));
+  const variants: Variant[] = profile ? ['on', 'off', 'profile'] : ['on', 'off'];
+  const profDir = join(root, 'cpuprof');
+  const hosts: BenchHost[] = variants.map((variant) => {
+    const dir = join(root, `host-${variant}`);
+    const proc = new HostProcess({
+      dir,
+      maxPlayers: MAX_PLAYERS,
+      env: { FEVERLINK3_TRACE: variant === 'off' ? 'off' : undefined },
+      ...(variant === 'profile' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] } : {}),
+    });
+    return { variant, proc, dir, rounds: 0 };
+  });
+  const receivers = [...Array(RECEIVERS).keys()].map((i) => new ReceiverProcess(`r${i + 1}`));
+  const problems: string[] = [];
+  try {
+    console.log(
+      `host: \`feverlink3 host --game none --max-players ${MAX_PLAYERS}\` in its own process; ${RECEIVERS} receiver` +
+        ` processes + 1 sender (this process) join it over TCP on 127.0.0.1;\na round: each of the ${PLAYERS} players` +
+        ` sends ${ROUND_ACTIONS} Actions at ${PER_SENDER_RATE}/s (the spec caps a connection at 1000 frames/s),` +
+        ` the host relays each to the ${PLAYERS - 1} others;\n${PAIRS} A/B pairs of rounds, recorder ON` +
+        ` (trace.jsonl) / OFF (FEVERLINK3_TRACE=off), after one warm-up round each; median (min–max) over the rounds`,
+    );
+    await Promise.all(receivers.map((r) => r.up));
+    for (const host of hosts) await startSession(host, receivers);
+    const floors: number[] = [floorSample()];
+
+    const measured = hosts.filter((h) => h.variant !== 'profile');
+    const warmUps: Round[] = [];
+    for (const host of measured) warmUps.push(await round(host, receivers, hosts));
+    const rounds: Round[] = [];
+    const pairs: Round[][] = [];
+    for (let pair = 0; pair < PAIRS; pair++) {
+      const these: Round[] = [];
+      for (const host of measured) these.push(await round(host, receivers, hosts));
+      rounds.push(...these);
+      pairs.push(these);
+      floors.push(floorSample());
+    }
+    const traceBytes = await traceSize(hosts.find((h) => h.variant === 'on')!.dir);
+
+    let summary: ReturnType<typeof summariseProfile> | undefined;
+    let profiled: Round[] = [];
+    const profHost = hosts.find((h) => h.variant === 'profile');
+    if (profHost) {
+      warmUps.push(await round(profHost, receivers, hosts)); // left out of the profile's window
+      const from = Number(process.hrtime.bigint() / 1000n);
+      for (let i = 0; i < PROFILE_ROUNDS; i++) profiled.push(await round(profHost, receivers, hosts));
+      const to = Number(process.hrtime.bigint() / 1000n);
+      profHost.sender?.close();
+      await Promise.all(receivers.map((r) => r.call('leave', { host: 'profile' }).catch(() => undefined)));
+      await profHost.proc.stop();
+      const file = (await readdir(profDir)).find((f) => f.endsWith('.cpuprofile'));
+      if (file) summary = summariseProfile(join(profDir, file), 15, { from, to });
+      else problems.push('the profiled host wrote no .cpuprofile');
+    }
+
+    const floor = median(floors);
+    // A round that timed out waiting (a lost or late frame) holds idle seconds: left out, listed below.
+    const whole = pairs.filter((pair) => pair.every((r) => r.incomplete.length === 0));
+    const on = whole.map((pair) => pair.find((r) => r.variant === 'on')!);
+    const off = whole.map((pair) => pair.find((r) => r.variant === 'off')!);
+    if (whole.length < pairs.length) {
+      console.log(`(${pairs.length - whole.length} of ${pairs.length} pairs left out: a round incomplete)`);
+    }
+    // The idle load of a host, measured while the other host's rounds ran.
+    const idleOn = median(off.map((r) => r.idleCpuPerSecond[0]!));
+    const idleOff = median(on.map((r) => r.idleCpuPerSecond[0]!));
+    console.log(variantRow('recorder ON', on, idleOn, floor));
+    console.log(variantRow('recorder OFF', off, idleOff, floor));
+    const pairRatios = on.map((r, i) => perAction(r) / perAction(off[i]!));
+    console.log(
+      `  per round, host CPU µs/action: ON ${on.map((r) => perAction(r).toFixed(1)).join(' ')}` +
+        ` | OFF ${off.map((r) => perAction(r).toFixed(1)).join(' ')}`,
+    );
+    console.log(
+      `  ON / OFF host CPU per action: ${median(pairRatios).toFixed(2)} (pairs ${spread(pairRatios, 2)});` +
+        ` idle host load: ON ${(idleOn / 1000).toFixed(1)} ms/s, OFF ${(idleOff / 1000).toFixed(1)} ms/s` +
+        ' (clocks, pings, status file; "net" subtracts it)',
+    );
+    console.log(`  trace*.jsonl written by the ON host over the whole run: ${(traceBytes / 1024).toFixed(0)} KiB`);
+    console.log(
+      `floor (this process: AES-GCM open + JSON.parse + JSON.stringify + seal, one Action): ${floor.toFixed(2)} µs` +
+        ` (${spread(floors, 2)}, ${floors.length} samples); implied one-core capacity: host ON` +
+        ` ${Math.round(1e6 / median(on.map(perAction)))}, OFF ${Math.round(1e6 / median(off.map(perAction)))},` +
+        ` floor ${Math.round(1e6 / floor)} actions/s`,
+    );
+    console.log(
+      `  (host CPU in 10 ms ticks of /proc/<pid>/stat; the players, this process and the hosts share the machine's` +
+        ' cores, so actions/s is bound by the offered load and the machine, not by the host)',
+    );
+    if (profiled.length > 0) console.log(variantRow('profiled (ON)', profiled, idleOn, floor));
+    if (summary) {
+      const total = summary.busyMicros / 1000;
+      console.log(
+        `host CPU profile (--cpu-prof, recorder ON, ${PROFILE_ROUNDS} rounds${summary.windowed ? '' : ', WHOLE run'}):` +
+          ` ${total.toFixed(0)} ms busy; top self time:`,
+      );
+      for (const t of summary.top) {
+        console.log(`  ${(100 * t.share).toFixed(1).padStart(5)} %  ${t.name.slice(0, 40).padEnd(40)} ${t.where}`);
+      }
+      console.log('  by file:');
+      for (const f of summary.files.slice(0, 10)) console.log(`  ${(100 * f.share).toFixed(1).padStart(5)} %  ${f.where}`);
+    }
+    const all = [...rounds, ...profiled];
+    const vetoes = all.reduce((sum, r) => sum + r.vetoes, 0);
+    if (vetoes > 0) problems.push(`vetoes per round: ${all.map((r) => `${r.variant} ${r.vetoes}`).join(', ')}`);
+    const warmVetoes = warmUps.reduce((sum, r) => sum + r.vetoes, 0);
+    // Cold (JIT, 10 processes on 2 cores), the first round runs up to a second behind: the host's view of the slowest
+    // game's time lags the stamps by more than 512 Actions of one origin, and its in-flight guard vetoes the excess.
+    if (warmVetoes > 0) console.log(`(the warm-up rounds, not counted, had ${warmVetoes} Actions vetoed)`);
+    if (vetoes > 0) problems.push(`the host vetoed ${vetoes} Actions (not relayed, left out of the counts)`);
+    for (const r of all) for (const text of r.incomplete) problems.push(`round on ${r.variant} incomplete: ${text}`);
+    for (const host of hosts) for (const text of host.sender?.problems ?? []) problems.push(`sender@${host.variant}: ${text}`);
+    const vetoReasons = new Map<string, number>();
+    for (const host of measured) {
+      const statuses = await Promise.all(receivers.map((r) => r.call('status', { host: host.variant })));
+      const reasons = [Object.fromEntries(host.sender?.vetoReasons ?? []), ...statuses.map((s) => s.vetoReasons)];
+      for (const [why, n] of reasons.flatMap((r) => Object.entries(r))) vetoReasons.set(why, (vetoReasons.get(why) ?? 0) + n);
+      statuses.forEach((s, i) => {
+        for (const text of s.problems) problems.push(`${receivers[i]!.name}@${host.variant}: ${text}`);
+        if (s.ended) problems.push(`${receivers[i]!.name}@${host.variant}: session ended ${s.ended}`);
+      });
+    }
+    for (const [why, n] of vetoReasons) problems.push(`why (ON and OFF hosts, warm-ups included, ${n}×): ${why}`);
+    if (problems.length > 0) {
+      console.log(`note: ${problems.length} problems, first:`);
+      for (const text of problems.slice(0, 40)) console.log(`  ${text.slice(0, 240)}`);
+    }
+  } finally {
+    for (const host of hosts) host.sender?.close();
+    await Promise.all(receivers.map((r) => r.stop()));
+    await Promise.all(hosts.map((h) => h.proc.stop()));
+    await rm(root, { recursive: true, force: true });
+  }
+}
