@@ -193,6 +193,9 @@ interface Pending {
 interface LastSnapshot {
   status: string;
   value: string;
+  /** The snapshot's own value and children objects: after a hot event, the same ones mean nothing changed. */
+  rawValue: unknown;
+  rawChildren: unknown;
   context: unknown;
   children: string;
 }
@@ -347,6 +350,14 @@ export class TraceEncoder {
       error?: unknown;
     };
     const status = typeof s.status === 'string' ? s.status : 'active';
+    if (stateOnly && this.dedupe) {
+      // The hot path's shortcut: a string value (or the same value object) and the same children, nothing to copy.
+      const prev = this.last.get(r);
+      if (prev && prev.status === status && prev.rawValue === s.value && prev.rawChildren === s.children) {
+        this.stats.unchanged++;
+        return undefined;
+      }
+    }
     if (status !== 'active') this.forgetPending(r.sessionId);
     const budget: Budget = { left: 1024, cut: false };
     const value = s.value === undefined ? undefined : this.safe(s.value, budget, 0, []);
@@ -359,9 +370,11 @@ export class TraceEncoder {
       const sameContext = stateOnly || prev?.context === s.context;
       if (prev && prev.status === status && prev.value === valueKey && sameContext && prev.children === childKey) {
         this.stats.unchanged++;
+        prev.rawValue = s.value;
+        prev.rawChildren = s.children;
         return undefined;
       }
-      this.last.set(r, { status, value: valueKey, context: s.context, children: childKey });
+      this.last.set(r, { status, value: valueKey, rawValue: s.value, rawChildren: s.children, context: s.context, children: childKey });
     }
     const out: TraceSnapshotLine['snapshot'] = { status };
     if (value !== undefined) out.value = value;
