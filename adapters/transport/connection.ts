@@ -1,12 +1,13 @@
-// One framed TCP connection behind the Connection port (actors/ports.ts). Implements the per-connection
-// limits of spec wire-protocol.txt "Frame" and "Handshake" (length bounds before allocation, 4096-byte
-// frames until joined, 1000 frames and 1 MiB per second, 10 s write timeout) and lockstep.md "Limits".
-// Nothing a peer sends ends the process: every socket event is contained, the first close reason wins.
+// One framed connection behind the Connection port (actors/ports.ts), over a byte stream: a TCP socket
+// (TcpConnection) or the memory network's socket (memory.ts). Implements the per-connection limits of spec
+// wire-protocol.txt "Frame" and "Handshake" (length bounds before allocation, 4096-byte frames until joined,
+// 1000 frames and 1 MiB per second, 10 s write timeout) and lockstep.md "Limits". Nothing a peer sends ends the
+// process: every stream event is contained, the first close reason wins.
 import type { Socket } from 'node:net';
 import type { Clock, Connection, LogFn, TransportLimits, ViolationReason } from '../../actors/ports.ts';
 import { FrameDecoder, FrameError, HEADER_BYTES, MAX_FRAME_LENGTH, type Frame } from '../../protocol/frame.ts';
 import { RateLimiter } from './rateLimiter.ts';
-import { WriteGuard, type WriteFailure } from './writeQueue.ts';
+import { WriteGuard, type WritableSide, type WriteFailure } from './writeQueue.ts';
 
 /** Longest wait, after our FIN, for the peer to close before the socket is destroyed. */
 const MAX_LINGER_MS = 2000;
@@ -22,10 +23,33 @@ export function nextConnectionId(): number {
   return lastId;
 }
 
-/** How a TcpConnection is set up by listenTcp / connectTcp. */
-export interface TcpConnectionOptions {
+/**
+ * What a framed connection needs of its byte stream: the parts of a Node socket the transport uses. 'error'
+ * gives the close reason and detail through the stream's traits.
+ */
+export interface ByteStream extends WritableSide {
+  // The listener's arguments differ by event ('data' a chunk, 'error' the stream's error).
+  on(event: 'data' | 'drain' | 'end' | 'error' | 'close', handler: (...args: any[]) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  end(): unknown;
+  destroy(): unknown;
+  readonly destroyed: boolean;
+}
+
+/** Where the streams differ: coalescing, the reason of a stream error, the linger's timer. */
+export interface StreamTraits {
+  /** Coalesce the small frames of one tick into one write (a Node socket: cork/uncork, its high-water mark). */
+  cork?: { cork(): void; uncork(): void; highWaterMark: number };
+  /** The close reason (and log detail) for the stream's 'error' event. */
+  errorReason(error: unknown): { reason: string; detail?: Record<string, unknown> };
+  /** Arms the timer that destroys a lingering stream; returns its cancel. */
+  linger(destroy: () => void, ms: number): () => void;
+}
+
+/** How a FramedConnection is set up (listenTcp / connectTcp, the memory network). */
+export interface FramedConnectionOptions {
   id: number;
-  socket: Socket;
   remoteAddress: string;
   addressKey: string;
   limits: TransportLimits;
@@ -39,6 +63,27 @@ export interface TcpConnectionOptions {
   onGone?: () => void;
 }
 
+/** How a TcpConnection is set up by listenTcp / connectTcp. */
+export interface TcpConnectionOptions extends FramedConnectionOptions {
+  socket: Socket;
+}
+
+/** A Node socket's traits: cork/uncork coalescing, error codes, an unref'd linger timer (it must not hold the process). */
+function socketTraits(socket: Socket): StreamTraits {
+  return {
+    cork: { cork: () => socket.cork(), uncork: () => socket.uncork(), highWaterMark: socket.writableHighWaterMark },
+    errorReason: (error) => {
+      const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
+      return { reason: RESET_CODES.has(code) ? 'reset' : 'socket-error', detail: { code } };
+    },
+    linger: (destroy, ms) => {
+      const timer = setTimeout(destroy, ms);
+      timer.unref();
+      return () => clearTimeout(timer);
+    },
+  };
+}
+
 interface CloseOptions {
   finalBytes?: Uint8Array;
   /** Destroy at once instead of a graceful end (the peer cannot or will not read). */
@@ -49,11 +94,12 @@ interface CloseOptions {
 }
 
 /** See the Connection port. Reading starts when the owner sets its frame handler. */
-export class TcpConnection implements Connection {
+export class FramedConnection implements Connection {
   readonly id: number;
   readonly remoteAddress: string;
   readonly addressKey: string;
-  #socket: Socket;
+  #socket: ByteStream;
+  #traits: StreamTraits;
   #limits: TransportLimits;
   #clock: Clock;
   #log: LogFn;
@@ -70,19 +116,20 @@ export class TcpConnection implements Connection {
   #violationTimer: unknown;
   #violationTiming = false;
   #closeReason: string | undefined;
-  #linger: ReturnType<typeof setTimeout> | undefined;
+  #cancelLinger: (() => void) | undefined;
   #gone = false;
-  /** Bytes held by socket.cork() since the last flush (0: not corked). */
+  /** Bytes held by cork() since the last flush (0: not corked). */
   #corkedBytes = 0;
-  /** Frames smaller than this are coalesced within one tick; the socket's high-water mark (16 KiB). */
+  /** Frames smaller than this are coalesced within one tick: the socket's high-water mark (16 KiB); 0 = never. */
   readonly #coalesceLimit: number;
   readonly #flush = (): void => this.#uncork();
 
-  constructor(options: TcpConnectionOptions) {
+  constructor(options: FramedConnectionOptions, stream: ByteStream, traits: StreamTraits) {
     this.id = options.id;
     this.remoteAddress = options.remoteAddress;
     this.addressKey = options.addressKey;
-    this.#socket = options.socket;
+    this.#socket = stream;
+    this.#traits = traits;
     this.#limits = options.limits;
     this.#clock = options.clock;
     this.#log = options.log;
@@ -96,16 +143,14 @@ export class TcpConnection implements Connection {
     this.#writes = new WriteGuard(this.#socket, options.limits, options.clock, (failure) => this.#writeFailed(failure));
 
     const socket = this.#socket;
-    this.#coalesceLimit = socket.writableHighWaterMark;
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    this.#coalesceLimit = traits.cork?.highWaterMark ?? 0;
+    socket.on('data', (chunk: Uint8Array) => this.#onData(chunk));
     socket.pause();
     socket.on('drain', () => this.#writes.drained());
     socket.on('end', () => this.#closeWith('peer-closed', { fromSocket: true }));
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      const code = error.code ?? 'unknown';
-      const reason = RESET_CODES.has(code) ? 'reset' : 'socket-error';
-      this.#closeWith(reason, { abrupt: true, detail: { code }, fromSocket: true });
+    socket.on('error', (error: unknown) => {
+      const { reason, detail } = traits.errorReason(error);
+      this.#closeWith(reason, { abrupt: true, ...(detail ? { detail } : {}), fromSocket: true });
     });
     socket.on('close', () => this.#onSocketClosed());
   }
@@ -153,7 +198,7 @@ export class TcpConnection implements Connection {
     if (overLimit || this.#writes.queuedBytes + bytes.length > this.#limits.maxQueuedBytes) this.#uncork();
     if (bytes.length < this.#coalesceLimit) {
       if (this.#corkedBytes === 0) {
-        this.#socket.cork();
+        this.#traits.cork!.cork();
         process.nextTick(this.#flush);
       }
       // At least 1 counts as corked, so an empty write cannot leave the socket corked without a flush due.
@@ -166,7 +211,7 @@ export class TcpConnection implements Connection {
   #uncork(): void {
     if (this.#corkedBytes === 0) return;
     this.#corkedBytes = 0;
-    this.#socket.uncork();
+    this.#traits.cork?.uncork();
   }
 
   markJoined(): void {
@@ -180,7 +225,7 @@ export class TcpConnection implements Connection {
     this.#closeWith(reason, finalBytes === undefined ? {} : { finalBytes });
   }
 
-  #onData(chunk: Buffer): void {
+  #onData(chunk: Uint8Array): void {
     // After a close or a violation the bytes are read and dropped (see #closeWith), never decoded.
     if (this.#closeReason !== undefined || this.#violated) return;
     let frames: Frame[];
@@ -264,8 +309,12 @@ export class TcpConnection implements Connection {
         // Keep reading (and dropping) until the peer closes: closing with unread bytes in the kernel makes it
         // send RST, which can destroy the final frame before the peer reads it.
         socket.resume();
-        this.#linger = setTimeout(() => socket.destroy(), Math.min(MAX_LINGER_MS, this.#limits.writeTimeoutMs));
-        this.#linger.unref();
+        if (!socket.destroyed) {
+          this.#cancelLinger = this.#traits.linger(() => {
+            this.#cancelLinger = undefined;
+            socket.destroy();
+          }, Math.min(MAX_LINGER_MS, this.#limits.writeTimeoutMs));
+        }
       }
     } else {
       this.#writes.stop();
@@ -277,7 +326,8 @@ export class TcpConnection implements Connection {
 
   #onSocketClosed(): void {
     if (this.#closeReason === undefined) this.#closeWith('peer-closed', { fromSocket: true });
-    if (this.#linger !== undefined) clearTimeout(this.#linger);
+    this.#cancelLinger?.();
+    this.#cancelLinger = undefined;
     if (this.#gone) return;
     this.#gone = true;
     this.#onGone?.();
@@ -292,5 +342,13 @@ export class TcpConnection implements Connection {
       this.#log({ msg: 'handler failed', id: this.id, handler: what, error: String(error) });
       return false;
     }
+  }
+}
+
+/** One framed TCP connection: a FramedConnection over a Node socket (no delay, coalescing by cork/uncork). */
+export class TcpConnection extends FramedConnection {
+  constructor(options: TcpConnectionOptions) {
+    options.socket.setNoDelay(true);
+    super(options, options.socket, socketTraits(options.socket));
   }
 }

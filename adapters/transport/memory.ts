@@ -4,8 +4,8 @@
 // lockstep.md "Limits"), reusing its pieces: limits.ts, admission.ts, addressKey.ts, rateLimiter.ts, writeQueue.ts
 // and the protocol's FrameDecoder. The bytes travel through memorySocket.ts: asynchronously on the injected clock,
 // per-link latency, seeded jitter, bandwidth, a window, held links and cuts. Deterministic for a seed and a clock.
-import type { Clock, Connection, Listener, LogFn, TransportLimits, ViolationReason } from '../../actors/ports.ts';
-import { FrameDecoder, FrameError, HEADER_BYTES, MAX_FRAME_LENGTH, type Frame } from '../../protocol/frame.ts';
+import type { Clock, Connection, Listener, LogFn, TransportLimits } from '../../actors/ports.ts';
+import { FramedConnection, type StreamTraits } from './connection.ts';
 import { addressKey } from './addressKey.ts';
 import { Admission } from './admission.ts';
 import { resolveLimits } from './limits.ts';
@@ -17,15 +17,10 @@ import {
   type MemoryLink,
   type MemorySocket,
 } from './memorySocket.ts';
-import { RateLimiter } from './rateLimiter.ts';
-import { WriteGuard, type WriteFailure } from './writeQueue.ts';
 
 export { DEFAULT_LINK, MemorySocket, type LinkConditions, type MemoryLink, type DirectionStats } from './memorySocket.ts';
 
 const noLog: LogFn = () => {};
-
-/** Longest wait, after our FIN, for the peer to close before the socket is destroyed (as TcpConnection). */
-const MAX_LINGER_MS = 2000;
 
 /** Where a listener is: `"host:port"` (`"[::1]:4000"` for IPv6) or the parts. Port 0 picks a free port. */
 export type MemoryAddress = string | { host: string; port: number };
@@ -102,229 +97,29 @@ export interface MemoryConnectionOptions {
   onGone?: () => void;
 }
 
-interface CloseOptions {
-  finalBytes?: Uint8Array;
-  abrupt?: boolean;
-  detail?: Record<string, unknown>;
-  fromSocket?: boolean;
+/** A memory socket's traits: no coalescing (nothing to save), its error is the reason, the linger on the clock. */
+function memoryTraits(clock: Clock): StreamTraits {
+  return {
+    errorReason: (reason) => ({ reason: String(reason) }),
+    linger: (destroy, ms) => {
+      const timer = clock.setTimeout(destroy, ms);
+      return () => clock.clearTimeout(timer);
+    },
+  };
 }
 
 /**
- * One framed connection over a MemorySocket behind the Connection port, with the per-connection behaviour of
- * TcpConnection: the length bounds before allocation (4096 until joined), 1000 frames and 1 MiB per second on an
- * accepted connection, the write guard (queue bound and write timeout), `flood` / `malformed` through onViolation,
- * the first close reason wins and onClose runs once. Every timer (violation grace, linger) is on the injected clock.
+ * One framed connection over a MemorySocket: TCP's FramedConnection (the length bounds before allocation, 4096
+ * until joined, 1000 frames and 1 MiB per second on an accepted connection, the write guard, `flood` / `malformed`
+ * through onViolation, the first close reason wins, onClose once), with every timer on the injected clock.
  */
-export class MemoryConnection implements Connection {
-  readonly id: number;
-  readonly remoteAddress: string;
-  readonly addressKey: string;
+export class MemoryConnection extends FramedConnection {
   /** The byte end underneath (the simulator finds the link through it). */
   readonly socket: MemorySocket;
-  #limits: TransportLimits;
-  #clock: Clock;
-  #log: LogFn;
-  #decoder: FrameDecoder;
-  #limiter: RateLimiter | undefined;
-  #writes: WriteGuard;
-  #onJoined: (() => void) | undefined;
-  #onGone: (() => void) | undefined;
-  #frameHandler: ((frame: Frame) => void) | undefined;
-  #violationHandler: ((reason: ViolationReason) => void) | undefined;
-  #closeHandlers: ((reason: string) => void)[] = [];
-  #joined: boolean;
-  #violated = false;
-  #violationTimer: unknown;
-  #violationTiming = false;
-  #closeReason: string | undefined;
-  #linger: unknown;
-  #lingering = false;
-  #gone = false;
 
   constructor(options: MemoryConnectionOptions) {
-    this.id = options.id;
-    this.remoteAddress = options.remoteAddress;
-    this.addressKey = options.addressKey;
+    super(options, options.socket, memoryTraits(options.clock));
     this.socket = options.socket;
-    this.#limits = options.limits;
-    this.#clock = options.clock;
-    this.#log = options.log;
-    this.#onJoined = options.onJoined;
-    this.#onGone = options.onGone;
-    const host = options.role === 'host';
-    this.#joined = !host;
-    this.#decoder = new FrameDecoder({ maxLength: host ? options.limits.handshakeMaxLength : MAX_FRAME_LENGTH });
-    this.#limiter = host ? new RateLimiter(options.limits, options.clock) : undefined;
-    this.#writes = new WriteGuard(this.socket, options.limits, options.clock, (failure) => this.#writeFailed(failure));
-    const socket = this.socket;
-    socket.on('data', (chunk) => this.#onData(chunk));
-    socket.on('drain', () => this.#writes.drained());
-    socket.on('end', () => this.#closeWith('peer-closed', { fromSocket: true }));
-    socket.on('error', (reason) => this.#closeWith(reason, { abrupt: true, fromSocket: true }));
-    socket.on('close', () => this.#onSocketClosed());
-  }
-
-  get closeReason(): string | undefined {
-    return this.#closeReason;
-  }
-
-  /** Whether markJoined was called (always true on the client side). */
-  get joined(): boolean {
-    return this.#joined;
-  }
-
-  /** Bytes written but not yet in the link's window (never more than maxQueuedBytes). */
-  get queuedBytes(): number {
-    return this.#writes.queuedBytes;
-  }
-
-  /** Bytes received and held by the decoder (an incomplete frame, never more than the current limit). */
-  get bufferedBytes(): number {
-    return this.#decoder.bufferedBytes;
-  }
-
-  onFrame(handler: (frame: Frame) => void): void {
-    this.#frameHandler = handler;
-    if (this.#closeReason === undefined && !this.#violated) this.socket.resume();
-  }
-
-  onViolation(handler: (reason: ViolationReason) => void): void {
-    this.#violationHandler = handler;
-  }
-
-  onClose(handler: (reason: string) => void): void {
-    if (this.#closeReason !== undefined) this.#call('close', () => handler(this.#closeReason!));
-    else this.#closeHandlers.push(handler);
-  }
-
-  write(bytes: Uint8Array): void {
-    if (this.#closeReason !== undefined) return;
-    this.#writes.write(bytes);
-  }
-
-  markJoined(): void {
-    if (this.#joined) return;
-    this.#joined = true;
-    this.#decoder.maxLength = MAX_FRAME_LENGTH;
-    this.#onJoined?.();
-  }
-
-  close(reason: string, finalBytes?: Uint8Array): void {
-    this.#closeWith(reason, finalBytes === undefined ? {} : { finalBytes });
-  }
-
-  #onData(chunk: Uint8Array): void {
-    // After a close or a violation the bytes are read and dropped, never decoded.
-    if (this.#closeReason !== undefined || this.#violated) return;
-    let frames: Frame[];
-    let failure: Record<string, unknown> | undefined;
-    try {
-      frames = this.#decoder.push(chunk);
-    } catch (error) {
-      if (error instanceof FrameError) {
-        frames = error.frames;
-        failure = { code: error.code, length: error.length, version: error.version };
-      } else {
-        frames = [];
-        failure = { code: 'decoder', error: String(error) };
-      }
-    }
-    for (const frame of frames) {
-      const length = HEADER_BYTES + frame.body.length;
-      if (this.#limiter !== undefined && !this.#limiter.admit(length)) {
-        this.#violate('flood', { length });
-        return;
-      }
-      const handler = this.#frameHandler;
-      if (handler !== undefined) this.#call('frame', () => handler(frame));
-      if (this.#closeReason !== undefined || this.#violated) return;
-    }
-    if (failure !== undefined) this.#violate('malformed', failure);
-  }
-
-  #violate(reason: ViolationReason, detail: Record<string, unknown>): void {
-    this.#violated = true;
-    this.#log({ msg: 'limit exceeded', id: this.id, address: this.remoteAddress, reason, ...detail });
-    const handler = this.#violationHandler;
-    if (handler === undefined) {
-      this.#closeWith(reason, {});
-      return;
-    }
-    this.#call('violation', () => handler(reason));
-    // The owner is to send its final frame and close; if it does not, the connection still ends.
-    if (this.#closeReason === undefined) {
-      this.#violationTiming = true;
-      this.#violationTimer = this.#clock.setTimeout(() => {
-        this.#violationTiming = false;
-        this.#closeWith(reason, {});
-      }, this.#limits.writeTimeoutMs);
-    }
-  }
-
-  #writeFailed(failure: WriteFailure): void {
-    this.#closeWith('write-timeout', { abrupt: true, detail: { ...failure } });
-  }
-
-  #closeWith(reason: string, options: CloseOptions): void {
-    if (this.#closeReason !== undefined) {
-      if (!options.fromSocket) this.#log({ msg: 'close ignored', id: this.id, reason, first: this.#closeReason });
-      return;
-    }
-    this.#closeReason = reason;
-    if (this.#violationTiming) {
-      this.#violationTiming = false;
-      this.#clock.clearTimeout(this.#violationTimer);
-    }
-    this.#log({ msg: 'connection closed', id: this.id, address: this.remoteAddress, reason, ...options.detail });
-    const socket = this.socket;
-    if (!socket.destroyed) {
-      if (options.abrupt) {
-        this.#writes.stop();
-        socket.destroy();
-      } else {
-        const final = options.finalBytes;
-        if (final !== undefined && final.length > 0) this.#writes.write(final);
-        this.#writes.stop();
-        socket.end();
-        // Keep reading (and dropping) until the peer closes, as TcpConnection does; a peer that never does is
-        // destroyed after the linger, on the injected clock.
-        socket.resume();
-        if (!socket.destroyed) {
-          this.#lingering = true;
-          this.#linger = this.#clock.setTimeout(() => {
-            this.#lingering = false;
-            socket.destroy();
-          }, Math.min(MAX_LINGER_MS, this.#limits.writeTimeoutMs));
-        }
-      }
-    } else {
-      this.#writes.stop();
-    }
-    const handlers = this.#closeHandlers;
-    this.#closeHandlers = [];
-    for (const handler of handlers) this.#call('close', () => handler(reason));
-  }
-
-  #onSocketClosed(): void {
-    if (this.#closeReason === undefined) this.#closeWith('peer-closed', { fromSocket: true });
-    if (this.#lingering) {
-      this.#lingering = false;
-      this.#clock.clearTimeout(this.#linger);
-    }
-    if (this.#gone) return;
-    this.#gone = true;
-    this.#onGone?.();
-  }
-
-  /** Runs an owner's handler; a throw is logged, never passed on to the network. */
-  #call(what: string, fn: () => void): boolean {
-    try {
-      fn();
-      return true;
-    } catch (error) {
-      this.#log({ msg: 'handler failed', id: this.id, handler: what, error: String(error) });
-      return false;
-    }
   }
 }
 
