@@ -2,6 +2,7 @@
 // contract; spec: architecture.txt §2 "Where a session begins and where a reloaded mod resumes are positions").
 // Both are small `key=value` / `<gen>:<offset>` texts, written by atomic replacement and read whole.
 import { readTextFile, removeStaleTmpFiles, replaceFile, type ReplaceOptions } from './atomicFile.ts';
+import { nodeLinkFs, type LinkFs } from './linkFs.ts';
 import { formatPosition, parsePosition, type LinePosition } from './position.ts';
 import { sessionPaths } from './sessionFolder.ts';
 
@@ -79,10 +80,13 @@ export async function readIdentity(dir: string): Promise<ParsedIdentity | undefi
  * The to_game.log generation last recorded in `dir` (identity.txt `start=`), or 0 when there is none. Only the
  * `start=` line is needed, so an identity with another field gone bad still yields its generation.
  */
-export async function readRecordedGen(dir: string): Promise<{ gen: number; problem?: string }> {
+export async function readRecordedGen(
+  dir: string,
+  fs: Pick<LinkFs, 'readText'> = nodeLinkFs(),
+): Promise<{ gen: number; problem?: string }> {
   let text: string | undefined;
   try {
-    text = await readTextFile(sessionPaths(dir).identity);
+    text = await fs.readText(sessionPaths(dir).identity);
   } catch (error) {
     return { gen: 0, problem: `identity.txt unreadable: ${(error as Error).message}` };
   }

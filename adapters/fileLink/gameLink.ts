@@ -2,7 +2,8 @@
 // generation of to_game.log, writes identity.txt with start=<gen>:0, appends link lines to to_game.log and tails
 // from_game.log, reporting lines that do not parse (file + offset) and skipping them. Lines for the game are kept
 // until appended (sendQueue.ts: retried, reported stalled, bounded); a folder that cannot be opened rejects with
-// a GameLinkOpenError.
+// a GameLinkOpenError. Every file access goes through a seam (linkFs.ts, lineWriter.ts AppendFs, atomicFile.ts
+// AtomicFs), so the same link runs on disk and over an in-memory folder (memoryLink.ts).
 import { Observable, concat, filter, from, map, merge, share } from 'rxjs';
 import type { Clock } from '../../actors/ports.ts';
 import { realClock } from '../clock.ts';
@@ -15,12 +16,13 @@ import {
   writeResyncCursor,
   type Identity,
 } from './controlFiles.ts';
-import { tailLines, type LineRecord, type TailEvent } from './lineReader.ts';
+import { tailLines, type LineRecord, type LineTail, type TailEvent } from './lineReader.ts';
 import { completeLinesEnd, openLineWriter, type AppendFs, type LineWriter } from './lineWriter.ts';
+import { nodeLinkFs, type LinkFs } from './linkFs.ts';
 import { formatLinkLine, parseLinkLine, type LinkLine, type ParsedLine } from './linkLine.ts';
 import type { LinePosition } from './position.ts';
 import { SendQueue, type LinkNotice, type LinkStatus, type SendQueueLimits } from './sendQueue.ts';
-import { SessionFile, ensureSessionDir, type SessionPaths } from './sessionFolder.ts';
+import { SessionFile, sessionPaths } from './sessionFolder.ts';
 
 export { LinkSendError, DEFAULT_SEND_LIMITS } from './sendQueue.ts';
 export type { LinkNotice, LinkState, LinkStatus, SendQueueLimits } from './sendQueue.ts';
@@ -67,9 +69,9 @@ export interface LinkProblem {
 }
 
 export interface GameLinkOptions {
-  /** from_game.log poll interval in ms (default 25). */
+  /** from_game.log poll interval in ms (default 25) on the real file system (not used with `linkFs`). */
   pollMs?: number;
-  /** Also wake on fs.watch events (default true). */
+  /** Also wake on fs.watch events (default true; not used with `linkFs`). */
   watch?: boolean;
   /**
    * Where to begin reading from_game.log: `'end'` (default: after its last complete line, so a previous session's
@@ -84,8 +86,13 @@ export interface GameLinkOptions {
   sendLimits?: Partial<SendQueueLimits>;
   /** The file system of to_game.log's appends (tests inject failures here). */
   appendFs?: AppendFs;
-  /** The file system of to_game.log's replacement at open (tests). */
+  /** The file system of the replacements (to_game.log at open, identity.txt, resync_cursor.txt) and their stale tmp files. */
   atomicFs?: AtomicFs;
+  /**
+   * The file system of the folder's creation, identity.txt's and from_game.log's reads, and what wakes the reader
+   * (default the real one, waking on fs.watch and every `pollMs`; memoryLink.ts gives a MemoryFs).
+   */
+  linkFs?: LinkFs;
 }
 
 /** The launcher's end of one session folder. */
@@ -131,26 +138,29 @@ export async function openGameLink(
 ): Promise<GameLink> {
   const problem = identityProblem({ ...identity, start: { gen: 1, offset: 0 } });
   if (problem !== undefined) throw new TypeError(`identity: ${problem}`);
-  const paths: SessionPaths = await step(dir, 'create the folder', () => ensureSessionDir(dir));
-  await step(dir, 'remove stale temporary files', () => removeStaleControlTmpFiles(dir));
-  const recorded = await step(dir, 'read identity.txt', () => readRecordedGen(dir));
+  const fs = options.linkFs ?? nodeLinkFs({ pollMs: options.pollMs, watch: options.watch });
+  const replacing = options.atomicFs ? { fs: options.atomicFs } : {};
+  const paths = sessionPaths(dir);
+  await step(dir, 'create the folder', () => fs.mkdir(dir));
+  await step(dir, 'remove stale temporary files', () => removeStaleControlTmpFiles(dir, replacing));
+  const recorded = await step(dir, 'read identity.txt', () => readRecordedGen(dir, fs));
   const startProblems: LinkProblem[] = [];
   if (recorded.problem !== undefined) {
     const reason = `${recorded.problem}; generation restarts at 1`;
     startProblems.push({ file: SessionFile.identity, offset: 0, reason });
   }
   const gen = recorded.gen + 1;
-  const fromStart = await step(dir, 'read from_game.log', () => resolveFromGameStart(paths.fromGame, options.fromGame ?? 'end'));
+  const fromStart = await step(dir, 'read from_game.log', () => resolveFromGameStart(fs, paths.fromGame, options.fromGame ?? 'end'));
   const writer: LineWriter = await step(dir, 'replace to_game.log', () =>
     openLineWriter(paths.toGame, {
       replace: true,
       ...(options.appendFs ? { appendFs: options.appendFs } : {}),
-      ...(options.atomicFs ? { fs: options.atomicFs } : {}),
+      ...replacing,
     }),
   );
   const written: Identity = { ...identity, start: { gen, offset: 0 } };
   try {
-    await writeIdentity(dir, written);
+    await writeIdentity(dir, written, replacing);
   } catch (error) {
     await writer.close().catch(() => undefined);
     throw new GameLinkOpenError(dir, 'write identity.txt', error);
@@ -160,28 +170,11 @@ export async function openGameLink(
   const tail = tailLines({
     path: paths.fromGame,
     start: fromStart,
-    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
-    ...(options.watch !== undefined ? { watch: options.watch } : {}),
+    fs,
     ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
   });
-  const parsed = tail.records.pipe(
-    map((record) => ({ record, result: safeParseRecord(record) })),
-    share(),
-  );
-  const fromGame = parsed.pipe(
-    filter((item) => item.result.ok),
-    map((item) => (item.result as { ok: true; line: LinkLine }).line),
-  );
-  const badLines = parsed.pipe(
-    filter((item) => !item.result.ok),
-    map((item): LinkProblem => ({
-      file: SessionFile.fromGame,
-      offset: item.record.offset,
-      reason: (item.result as { ok: false; reason: string }).reason,
-    })),
-  );
-  const tailProblems = tail.events.pipe(map((event) => tailEventProblem(event)));
-  const problems = concat(from(startProblems), merge(badLines, tailProblems));
+  const { lines: fromGame, problems: lineProblems } = linkLines(tail, SessionFile.fromGame);
+  const problems = concat(from(startProblems), lineProblems);
 
   let closed = false;
   return {
@@ -195,7 +188,7 @@ export async function openGameLink(
     problems,
     toGamePosition: () => ({ gen, offset: writer.size }),
     fromGamePosition: () => tail.position(),
-    writeResyncCursor: (position) => writeResyncCursor(dir, position),
+    writeResyncCursor: (position) => writeResyncCursor(dir, position, replacing),
     async close() {
       if (closed) return;
       closed = true;
@@ -216,6 +209,31 @@ function sendLines(queue: SendQueue, lines: readonly LinkLine[]): Promise<void> 
   return queue.enqueue(text);
 }
 
+/**
+ * The link lines of a tailed line file (`file`: its name in the folder), parsed; lines that do not parse, and the
+ * tail's events (replacements, skipped lines, read errors), as problems. Used for both ends (memoryLink.ts: the game's).
+ */
+export function linkLines(tail: LineTail, file: string): { lines: Observable<LinkLine>; problems: Observable<LinkProblem> } {
+  const parsed = tail.records.pipe(
+    map((record) => ({ record, result: safeParseRecord(record) })),
+    share(),
+  );
+  const lines = parsed.pipe(
+    filter((item) => item.result.ok),
+    map((item) => (item.result as { ok: true; line: LinkLine }).line),
+  );
+  const badLines = parsed.pipe(
+    filter((item) => !item.result.ok),
+    map((item): LinkProblem => ({
+      file,
+      offset: item.record.offset,
+      reason: (item.result as { ok: false; reason: string }).reason,
+    })),
+  );
+  const tailProblems = tail.events.pipe(map((event) => tailEventProblem(event, file)));
+  return { lines, problems: merge(badLines, tailProblems) };
+}
+
 /** Parsing one line never ends the stream: a throw (it should not) makes that line a problem. */
 function safeParseRecord(record: LineRecord): ParsedLine {
   try {
@@ -230,22 +248,18 @@ function parseRecord(record: LineRecord): ParsedLine {
   return parseLinkLine(record.text);
 }
 
-function tailEventProblem(event: TailEvent): LinkProblem {
+function tailEventProblem(event: TailEvent, file: string): LinkProblem {
   switch (event.type) {
     case 'replaced':
-      return {
-        file: SessionFile.fromGame,
-        offset: 0,
-        reason: `file replaced (${event.why}): reading generation ${event.gen} from byte 0`,
-      };
+      return { file, offset: 0, reason: `file replaced (${event.why}): reading generation ${event.gen} from byte 0` };
     case 'skipped':
     case 'error':
-      return { file: SessionFile.fromGame, offset: event.offset, reason: event.reason };
+      return { file, offset: event.offset, reason: event.reason };
   }
 }
 
-async function resolveFromGameStart(path: string, start: 'end' | 'start' | LinePosition): Promise<LinePosition> {
+async function resolveFromGameStart(fs: LinkFs, path: string, start: 'end' | 'start' | LinePosition): Promise<LinePosition> {
   if (start === 'start') return { gen: 1, offset: 0 };
-  if (start === 'end') return { gen: 1, offset: await completeLinesEnd(path) };
+  if (start === 'end') return { gen: 1, offset: await completeLinesEnd(path, fs) };
   return start;
 }

@@ -1,11 +1,10 @@
 // Tails a line file by position (spec: architecture.txt §2; the session folder contract "Generation", "Writers";
 // reliability-tests §7.7 D1, D6). Complete lines only, each once and in order; a file shorter than what was consumed,
-// or a new file under the name, is a new generation read from byte 0. fs.watch on the folder wakes the reader;
-// polling every `pollMs` is the fallback, and either alone is enough.
-import { watch, type FSWatcher } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+// or a new file under the name, is a new generation read from byte 0. The file system is a seam (linkFs.ts): on
+// disk, fs.watch on the folder wakes the reader and polling every `pollMs` is the fallback, either alone enough; in
+// memory (memoryLink.ts), the writes wake it.
 import { Observable, Subject, map } from 'rxjs';
+import { nodeLinkFs, type LinkFileHandle, type LinkFs } from './linkFs.ts';
 import type { LinePosition } from './position.ts';
 
 export type { LinePosition } from './position.ts';
@@ -14,12 +13,14 @@ export interface LineReaderOptions {
   path: string;
   /** Where to begin (default `{ gen: 1, offset: 0 }`). An offset past the file's end means the file was replaced. */
   start?: LinePosition;
-  /** Poll interval in ms (default 25). Polling always runs, watching or not. */
+  /** Poll interval in ms (default 25) of the real file system (not used with `fs`). Polling always runs, watching or not. */
   pollMs?: number;
-  /** Also wake on fs.watch events of the folder (default true). */
+  /** Also wake on fs.watch events of the folder (default true; not used with `fs`). */
   watch?: boolean;
   /** Longest line accepted, without its `\n` (default 1 MiB); a longer one is skipped and reported. */
   maxLineBytes?: number;
+  /** The file system read and what wakes the reader (default the real one: {@link nodeLinkFs} with pollMs, watch). */
+  fs?: LinkFs;
 }
 
 /** One complete line as read, with where it was. */
@@ -56,7 +57,6 @@ export interface LineTail {
   close(): Promise<void>;
 }
 
-const DEFAULT_POLL_MS = 25;
 const DEFAULT_MAX_LINE = 1024 * 1024;
 const MIN_CHUNK = 64 * 1024;
 const NEWLINE = 0x0a;
@@ -92,16 +92,15 @@ class FileTail implements LineTail {
   readonly records: Observable<LineRecord>;
   readonly events: Observable<TailEvent>;
 
+  #fs: LinkFs;
   #path: string;
-  #pollMs: number;
-  #useWatch: boolean;
   #maxLine: number;
   #records = new Subject<LineRecord>();
   #events = new Subject<TailEvent>();
 
   #gen: number;
   #offset: number;
-  #handle: FileHandle | undefined;
+  #handle: LinkFileHandle | undefined;
   #ino = 0;
   #dev = 0;
   #everOpened = false;
@@ -110,16 +109,14 @@ class FileTail implements LineTail {
 
   #started = false;
   #closed = false;
-  #timer: ReturnType<typeof setInterval> | undefined;
-  #watcher: FSWatcher | undefined;
+  #unwatch: (() => void) | undefined;
   #running: Promise<void> | undefined;
   #again = false;
   #lastError: string | undefined;
 
   constructor(options: LineReaderOptions) {
+    this.#fs = options.fs ?? nodeLinkFs({ pollMs: options.pollMs, watch: options.watch });
     this.#path = options.path;
-    this.#pollMs = Math.max(1, options.pollMs ?? DEFAULT_POLL_MS);
-    this.#useWatch = options.watch ?? true;
     this.#maxLine = Math.max(1, options.maxLineBytes ?? DEFAULT_MAX_LINE);
     this.#gen = options.start?.gen ?? 1;
     this.#offset = options.start?.offset ?? 0;
@@ -141,9 +138,8 @@ class FileTail implements LineTail {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#timer) clearInterval(this.#timer);
-    this.#watcher?.close();
-    this.#watcher = undefined;
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     while (this.#running) await this.#running;
     await this.#closeHandle();
     this.#records.complete();
@@ -161,30 +157,8 @@ class FileTail implements LineTail {
   #start(): void {
     if (this.#started || this.#closed) return;
     this.#started = true;
-    this.#timer = setInterval(() => {
-      this.#ensureWatcher();
-      this.#trigger();
-    }, this.#pollMs);
-    this.#ensureWatcher();
-    this.#trigger();
-  }
-
-  /** Watches the folder (the file may not exist yet, and a replacement is a new file under the name). */
-  #ensureWatcher(): void {
-    if (!this.#useWatch || this.#watcher || this.#closed) return;
-    const name = basename(this.#path);
-    try {
-      const watcher = watch(dirname(this.#path), (_event, filename) => {
-        if (filename === null || filename === name) this.#trigger();
-      });
-      watcher.on('error', () => {
-        watcher.close();
-        if (this.#watcher === watcher) this.#watcher = undefined;
-      });
-      this.#watcher = watcher;
-    } catch {
-      // folder not there yet (or no watch support): polling covers it, and the next tick tries again
-    }
+    // The first look comes from the watch itself (at once on disk, on the memory folder's own schedule).
+    this.#unwatch = this.#fs.watch(this.#path, () => this.#trigger());
   }
 
   /** Runs the reader, or asks the running one to go round once more. */
@@ -226,7 +200,7 @@ class FileTail implements LineTail {
     const handle = this.#handle!;
     let replacedByName = false;
     try {
-      const named = await stat(this.#path);
+      const named = await this.#fs.stat(this.#path);
       replacedByName = named.ino !== this.#ino || named.dev !== this.#dev;
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
@@ -246,14 +220,14 @@ class FileTail implements LineTail {
   }
 
   async #openFile(): Promise<boolean> {
-    let handle: FileHandle;
+    let handle: LinkFileHandle;
     try {
-      handle = await open(this.#path, 'r');
+      handle = await this.#fs.open(this.#path);
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return false;
       throw error;
     }
-    let info: Awaited<ReturnType<FileHandle['stat']>>;
+    let info: Awaited<ReturnType<LinkFileHandle['stat']>>;
     try {
       info = await handle.stat();
     } catch (error) {
@@ -286,7 +260,7 @@ class FileTail implements LineTail {
   }
 
   /** Consumes the complete lines between the position and `size`; an incomplete tail is left for later. */
-  async #readUpTo(handle: FileHandle, size: number): Promise<void> {
+  async #readUpTo(handle: LinkFileHandle, size: number): Promise<void> {
     // A chunk one byte longer than the longest line: a chunk with no `\n` at all then proves a line too long.
     const buffer = (this.#buffer ??= Buffer.allocUnsafe(Math.max(MIN_CHUNK, this.#maxLine + 1)));
     const gen = this.#gen;

@@ -3,6 +3,7 @@
 // (the session folder contract "Writers"; reliability-tests §7.7 D2).
 import { open, type FileHandle } from 'node:fs/promises';
 import { removeStaleTmpFiles, replaceFile, type AtomicFs } from './atomicFile.ts';
+import { nodeLinkFs, type LinkFileHandle, type LinkFs } from './linkFs.ts';
 
 /** The part of a file handle the line writer uses (node's `FileHandle` through {@link nodeAppendFs}). */
 export interface AppendFileHandle {
@@ -89,10 +90,10 @@ export async function openLineWriter(path: string, options: LineWriterOptions = 
 }
 
 /** Where the complete lines of `path` end: just after its last `\n` (0 when it is missing or has none). */
-export async function completeLinesEnd(path: string): Promise<number> {
-  let handle: FileHandle;
+export async function completeLinesEnd(path: string, fs: Pick<LinkFs, 'open'> = nodeLinkFs()): Promise<number> {
+  let handle: LinkFileHandle;
   try {
-    handle = await open(path, 'r');
+    handle = await fs.open(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw error;

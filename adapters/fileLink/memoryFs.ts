@@ -1,13 +1,15 @@
 // An in-memory file system for session folders (DESIGN.md "Actors": the same sessions run over the simulator's
-// in-memory network and folder; docs/FILE_LINK.md). It implements the two seams the file link already has, AppendFs
-// (lineWriter.ts: to_game.log's appends) and AtomicFs (atomicFile.ts: replacement of to_game.log, identity.txt,
-// resync_cursor.txt), with the semantics the link relies on: files are inodes, a handle keeps its inode through a
-// rename or unlink, a rename over a name swaps the inode atomically, an append is one write at the end. The game's
-// side (a simulated game, a test) reads and writes through the plain methods below; watchers hear every change.
+// in-memory network and folder; docs/FILE_LINK.md). It implements the file link's seams, AppendFs (lineWriter.ts:
+// to_game.log's appends) and AtomicFs (atomicFile.ts: replacement of to_game.log, identity.txt, resync_cursor.txt),
+// and backs its LinkFs (linkFs.ts: the reads; memoryLink.ts wires it), with the semantics the link relies on: files
+// are inodes, a handle keeps its inode through a rename or unlink, a rename over a name swaps the inode atomically, an
+// append is one write at the end. The game's side (a simulated game, a test) reads and writes through the plain
+// methods below; watchers hear every change.
 // Nothing here is asynchronous of its own accord: every promise resolves on a microtask.
 import { dirname, normalize } from 'node:path';
 import type { AtomicFileHandle, AtomicFs } from './atomicFile.ts';
 import type { AppendFileHandle, AppendFs } from './lineWriter.ts';
+import type { LinkFileHandle } from './linkFs.ts';
 
 /** One file's content; its identity is the object (and `ino`). */
 export interface MemoryInode {
@@ -26,6 +28,9 @@ export type MemoryFsOp = 'open' | 'append' | 'truncate' | 'rename' | 'unlink' | 
 export type MemoryFault = undefined | Error | { error: Error; partial: number | 'half' };
 
 type Entry = { kind: 'file'; inode: MemoryInode } | { kind: 'dir' };
+
+/** A handle of {@link MemoryFs.open}: what the writer, the replacements and the reader use. */
+export type MemoryFileHandle = AppendFileHandle & AtomicFileHandle & LinkFileHandle;
 
 const DESCRIPTIONS: Record<string, string> = {
   ENOENT: 'no such file or directory',
@@ -51,7 +56,7 @@ const toBytes = (data: string | Uint8Array): Uint8Array => (typeof data === 'str
 
 /** A file system in memory: paths are normalised (node:path), the roots (`/`, `.`) always exist. */
 export class MemoryFs implements AppendFs, AtomicFs {
-  /** Consulted before every operation of the launcher's seams (AppendFs, AtomicFs): tests fail them here. */
+  /** Consulted before every operation of the launcher's seams (AppendFs, AtomicFs, LinkFs's opens): tests fail them here. */
   fault: ((op: MemoryFsOp, path: string) => MemoryFault) | undefined;
   #entries = new Map<string, Entry>();
   #nextIno = 1;
@@ -214,7 +219,7 @@ export class MemoryFs implements AppendFs, AtomicFs {
 
   // ---- AppendFs (lineWriter.ts) ----
 
-  async open(path: string, flags: string): Promise<AppendFileHandle & AtomicFileHandle> {
+  async open(path: string, flags: string): Promise<MemoryFileHandle> {
     const key = this.#key(path);
     this.#fault('open', path);
     const entry = this.#entry(key);
@@ -237,7 +242,7 @@ export class MemoryFs implements AppendFs, AtomicFs {
     throw fsError('EINVAL', 'open', path);
   }
 
-  #handle(key: string, path: string, inode: MemoryInode | undefined, mode: { append: boolean }): AppendFileHandle & AtomicFileHandle {
+  #handle(key: string, path: string, inode: MemoryInode | undefined, mode: { append: boolean }): MemoryFileHandle {
     let closed = false;
     const live = (syscall: string): MemoryInode => {
       if (closed) throw fsError('EBADF', syscall, path);
@@ -245,7 +250,10 @@ export class MemoryFs implements AppendFs, AtomicFs {
       return inode;
     };
     return {
-      stat: async () => ({ size: live('fstat').size }),
+      stat: async () => {
+        const file = live('fstat');
+        return { size: file.size, ino: file.ino, dev: 0 };
+      },
       read: async (buffer, offset, length, position) => {
         const file = live('read');
         const end = Math.min(file.size, position + length);

@@ -1,6 +1,5 @@
 // The session folder: its file names and paths (spec: architecture.txt §2, the file link between launcher and game;
 // briefs: the session folder contract). One folder per session; the game finds it through FEVERLINK3_SESSION_DIR.
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The environment variable that tells the game (the mod's link module) where the session folder is. */
@@ -46,10 +45,4 @@ export function sessionPaths(dir: string): SessionPaths {
     modLog: join(dir, SessionFile.modLog),
     status: join(dir, SessionFile.status),
   };
-}
-
-/** Creates the session folder (and its parents) when missing; returns its paths. */
-export async function ensureSessionDir(dir: string): Promise<SessionPaths> {
-  await mkdir(dir, { recursive: true });
-  return sessionPaths(dir);
 }
