@@ -81,3 +81,20 @@ export interface TransportLimits {
 
 /** A structured log sink: one object per line, `msg` the fixed text. */
 export type LogFn = (entry: { msg: string; [k: string]: unknown }) => void;
+
+/** One line the game wrote to its file link (from_game.log): the message name and its JSON payload, not yet checked. */
+export interface GameLinkLine {
+  kind: string;
+  payload: unknown;
+}
+
+/**
+ * What a file link's adapter actor (`link`, adapters/launcher/gameBridge.ts) reports to its session's root actor
+ * (actors/sessionRouter.ts), in the link's order: the game's lines, the link's health notices (stalled, recovered,
+ * failed, closed: `N`) and what it skipped (a bad line, a replaced file: `P`). The session's root hands them to the
+ * handlers the bridge gave (HostSession/PlayerSession `attachLink`).
+ */
+export type GameLinkReport<N extends { type: string } = { type: string }, P = unknown> =
+  | { type: 'link.line'; line: GameLinkLine }
+  | { type: 'link.notice'; notice: N }
+  | { type: 'link.problem'; problem: P };

@@ -7,7 +7,8 @@ import { UNASSIGNED_SENDER, type Frame } from '../../protocol/frame.ts';
 import { checkJoinProof } from '../../protocol/keys.ts';
 import { Kind } from '../../protocol/messages/index.ts';
 import { hostHandshakeMachine } from '../../machines/hostHandshake.ts';
-import type { Clock, Connection, LogFn } from '../ports.ts';
+import type { ConnectionHandle } from '../connectionActor.ts';
+import type { Clock, LogFn } from '../ports.ts';
 import { decodeMessage, unsealedFrame } from '../wire.ts';
 import { checkMods, type ModEntry } from './mods.ts';
 import type { InspectionObserver } from './hostTypes.ts';
@@ -33,7 +34,7 @@ export interface HandshakeDeps {
 }
 
 /** Creates (not yet started) the handshake actor of `conn`. */
-export function createHandshake(conn: Connection, deps: HandshakeDeps): HandshakeActor {
+export function createHandshake(conn: ConnectionHandle, deps: HandshakeDeps): HandshakeActor {
   const { crypto } = deps;
   const nonce = crypto.randomBytes(16);
   const machine = hostHandshakeMachine.provide({ delays: { joinDeadline: deps.joinDeadlineMs } });

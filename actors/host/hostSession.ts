@@ -24,7 +24,10 @@ import * as roster from '../../machines/rules/roster.ts';
 import { createJoinRate, takeJoin } from '../../machines/rules/joinRate.ts';
 import { guarded, stackOf } from '../supervise.ts';
 import { oneDecimal } from '../../machines/rules/rtt.ts';
-import type { Connection, Listener, ViolationReason } from '../ports.ts';
+import type { AnyActorLogic } from 'xstate';
+import type { ConnectionHandle, ConnectionReport } from '../connectionActor.ts';
+import type { Connection, Listener } from '../ports.ts';
+import { createSessionRouter, type GameLinkHandlers, type SessionRouter } from '../sessionRouter.ts';
 import { openMessage, sealedFrame, type Message } from '../wire.ts';
 import type { ModEntry } from './mods.ts';
 import { FEVERLINK3_VERSION, type HostNotice, type HostOptions, type HostPorts } from './hostTypes.ts';
@@ -49,6 +52,13 @@ export class HostSession {
   private readonly slots = new Map<number, SlotActor>();
   /** HostPorts.inspect, guarded: given to every actor this session creates. */
   private readonly inspect: HostPorts['inspect'];
+  /**
+   * The session's root actor (systemId `host`): one `conn:<id>` child per accepted connection, and the file link
+   * `link`. Connections and the link reach the session only as its events (actors/sessionRouter.ts).
+   */
+  readonly router: SessionRouter;
+  /** The accepted connections not yet closed, by id: writes go to their ports, close and markJoined to their actors. */
+  private readonly conns = new Map<number, ConnectionHandle>();
   /** Connection id → the player id bound to it once joined (sender binding). */
   private readonly playerOfConn = new Map<number, number>();
   private readonly listeners = new Set<(notice: HostNotice) => void>();
@@ -77,6 +87,23 @@ export class HostSession {
     this.ports = ports;
     this.guardedPing = guarded(ports.log, 'ping', () => this.pingAll());
     this.inspect = ports.inspect && guarded(ports.log, 'inspect', ports.inspect);
+    this.router = createSessionRouter('host', {
+      clock: ports.clock,
+      log: ports.log,
+      ...(this.inspect ? { inspect: this.inspect } : {}),
+      frame: (e) => this.connFrame(e),
+      violation: (e) => this.connViolation(e),
+      closed: (e) => this.connClosed(e),
+      connectionFailed: (id, err) => {
+        const conn = this.conns.get(id);
+        if (conn) this.internalError(conn, err, 'connection');
+      },
+      // The chart failed (our bug): no connection can be heard any more; the session ends.
+      failed: (err) => {
+        ports.log({ msg: 'internal error', while: 'host', stack: stackOf(err) });
+        this.stop('internal-error', 'the host failed');
+      },
+    });
     const aead = ports.crypto.aesGcm(options.key);
     this.sealer = new Sealer(aead, HOST_SENDER);
     this.opener = new Opener(aead);
@@ -134,11 +161,19 @@ export class HostSession {
 
   // ---- connections in the handshake -------------------------------------------------------------
 
-  private accept(conn: Connection): void {
+  private accept(port: Connection): void {
     if (this.stopped) {
-      conn.close('shutdown');
+      port.close('shutdown');
       return;
     }
+    if (this.conns.has(port.id)) {
+      // Two listeners handing out the same id: the actor `conn:<id>` is taken. Never in a session (ids are per process).
+      this.ports.log({ msg: 'internal error', conn: port.id, while: 'accept', stack: 'a connection with this id is open' });
+      port.close('internal-error');
+      return;
+    }
+    const conn = this.router.handle(port);
+    this.conns.set(conn.id, conn);
     const actor = createHandshake(conn, {
       crypto: this.ports.crypto,
       clock: this.ports.clock,
@@ -163,48 +198,68 @@ export class HostSession {
     this.handshakes.set(conn.id, actor);
     // A fault inside the handshake chart (our bug, whatever the peer sent) ends this connection only.
     actor.subscribe({ error: (err) => this.internalError(conn, err, 'handshake') });
-    // One set of handlers per connection: they route by phase (handshake, then joined). Each is supervised: a
-    // throw while handling this connection's frame ends this connection, never the process or another player.
-    conn.onFrame(
-      this.supervised(conn, 'frame', (frame: Frame) =>
-        this.handshakes.has(conn.id) ? handshakeFrame(actor, frame) : this.joinedFrame(conn, frame),
-      ),
-    );
-    conn.onViolation(
-      this.supervised(conn, 'violation', (reason: ViolationReason) => {
-        if (this.handshakes.has(conn.id)) {
-          actor.send(reason === 'flood' ? { type: 'conn.flood' } : { type: 'recv.malformed', detail: 'bad frame' });
-        } else {
-          const id = this.playerOfConn.get(conn.id);
-          if (id !== undefined) this.kick(id, reason);
-          else conn.close(reason);
-        }
-      }),
-    );
-    conn.onClose(
-      this.supervised(conn, 'close', (reason: string) => {
-        if (this.handshakes.has(conn.id)) actor.send({ type: 'conn.closed', reason });
-        const id = this.playerOfConn.get(conn.id);
-        this.playerOfConn.delete(conn.id);
-        if (id !== undefined) this.dropped(id, reason);
-      }),
-    );
+    // The connection's actor `conn:<id>`: its frame, violation and close events come back through the router and are
+    // routed here by phase (handshake, then joined), each supervised: a throw while handling this connection's event
+    // ends this connection, never the process or another player.
+    this.router.accept(port);
     actor.start();
   }
 
-  /** Runs one connection's handler; a throw ends that connection with `internal-error` (logged once, with the stack). */
-  private supervised<A>(conn: Connection, what: string, handler: (arg: A) => void): (arg: A) => void {
-    return (arg) => {
-      try {
-        handler(arg);
-      } catch (err) {
-        this.internalError(conn, err, what);
+  /** A frame of an accepted connection: to its handshake actor, or (joined) checked, opened and handled. */
+  private connFrame(e: Extract<ConnectionReport, { type: 'conn.frame' }>): void {
+    const conn = this.conns.get(e.conn);
+    if (conn === undefined) return;
+    try {
+      const handshake = this.handshakes.get(e.conn);
+      if (handshake !== undefined) handshakeFrame(handshake, e.frame);
+      else this.joinedFrame(conn, e.frame);
+    } catch (err) {
+      this.internalError(conn, err, 'frame');
+    }
+  }
+
+  private connViolation(e: Extract<ConnectionReport, { type: 'conn.violation' }>): void {
+    const conn = this.conns.get(e.conn);
+    if (conn === undefined) return;
+    try {
+      const handshake = this.handshakes.get(e.conn);
+      if (handshake !== undefined) {
+        handshake.send(e.reason === 'flood' ? { type: 'conn.flood' } : { type: 'recv.malformed', detail: 'bad frame' });
+      } else {
+        const id = this.playerOfConn.get(conn.id);
+        if (id !== undefined) this.kick(id, e.reason);
+        else conn.close(e.reason);
       }
-    };
+    } catch (err) {
+      this.internalError(conn, err, 'violation');
+    }
+  }
+
+  private connClosed(e: Extract<ConnectionReport, { type: 'conn.closed' }>): void {
+    const conn = this.conns.get(e.conn);
+    if (conn === undefined) return;
+    try {
+      this.handshakes.get(e.conn)?.send({ type: 'conn.closed', reason: e.reason });
+      const id = this.playerOfConn.get(conn.id);
+      this.playerOfConn.delete(conn.id);
+      if (id !== undefined) this.dropped(id, e.reason);
+    } catch (err) {
+      this.internalError(conn, err, 'close');
+    } finally {
+      this.conns.delete(e.conn);
+    }
+  }
+
+  /**
+   * Runs a file link's adapter actor (`logic` with `input`, reporting link.line / link.notice / link.problem) as the
+   * child `link` of the session's root actor; its reports go to `handlers`, each guarded. Returns the detach function.
+   */
+  attachLink<N extends { type: string }, P>(logic: AnyActorLogic, input: unknown, handlers: GameLinkHandlers<N, P>): () => void {
+    return this.router.attachLink(logic, input, handlers);
   }
 
   /** A fault of ours while serving `conn`: logged once with the stack; the player is kicked, or the connection closed. */
-  private internalError(conn: Connection, err: unknown, what: string): void {
+  private internalError(conn: ConnectionHandle, err: unknown, what: string): void {
     if (this.faulted.has(conn.id)) return;
     this.faulted.add(conn.id);
     const id = this.playerOfConn.get(conn.id);
@@ -220,7 +275,7 @@ export class HostSession {
   }
 
   /** The handshake succeeded: bind the id to this connection, Welcome, Permissions, tell the others. */
-  private seat(conn: Connection, id: number): void {
+  private seat(conn: ConnectionHandle, id: number): void {
     const entry = this.roster.players.get(id);
     if (!entry) return;
     if (conn.closeReason !== undefined) {
@@ -254,7 +309,7 @@ export class HostSession {
 
   // ---- joined players -----------------------------------------------------------------------------
 
-  private joinedFrame(conn: Connection, frame: Frame): void {
+  private joinedFrame(conn: ConnectionHandle, frame: Frame): void {
     const id = this.playerOfConn.get(conn.id);
     const link = id === undefined ? undefined : this.links.get(id);
     if (!link) return;

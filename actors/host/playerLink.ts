@@ -1,20 +1,20 @@
 // One joined player's connection as the host sees it: the bound sender id, ping bookkeeping, and the
 // counters of what was dropped (logged once per player and kind, spec "Who may send what").
-import type { Connection } from '../ports.ts';
+import type { ConnectionHandle } from '../connectionActor.ts';
 import { clockOffset, createRtt, oneDecimal, pingSent, pongReceived, type RttState } from '../../machines/rules/rtt.ts';
 
 export type DropCause = 'sender' | 'kind' | 'open' | 'decode' | 'permission';
 
 export class PlayerLink {
   readonly id: number;
-  readonly conn: Connection;
+  readonly conn: ConnectionHandle;
   rtt: RttState;
   /** The host's wall clock when ping n went out (for the clock offset). */
   readonly pingWall = new Map<number, number>();
   /** Dropped frames by cause and kind; the first of each is logged. */
   readonly dropped = new Map<string, number>();
 
-  constructor(id: number, conn: Connection, now: number) {
+  constructor(id: number, conn: ConnectionHandle, now: number) {
     this.id = id;
     this.conn = conn;
     this.rtt = createRtt(now);

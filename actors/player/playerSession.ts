@@ -2,7 +2,7 @@
 // its assigned id after Welcome, accepts sealed frames from sender 0 only, answers Ping at the session
 // layer (never given to the game), keeps the roster, permissions and RTTs for the window, and hands game
 // traffic (Session, PeerClock, Action, …) to whoever drives the game (spec "Handshake", "Ping").
-import { createActor, type Actor, type InspectionEvent } from 'xstate';
+import { createActor, type Actor, type AnyActorLogic, type InspectionEvent } from 'xstate';
 import type { Crypto } from '../../protocol/crypto.ts';
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import { isSealedKind, Kind, type KindName, type Payloads } from '../../protocol/messages/index.ts';
@@ -13,7 +13,9 @@ import { playerHandshakeMachine } from '../../machines/playerHandshake.ts';
 import type { Permissions } from '../../machines/rules/permissions.ts';
 import type { ModEntry } from '../host/mods.ts';
 import { FEVERLINK3_VERSION } from '../host/hostSession.ts';
+import type { ConnectionHandle } from '../connectionActor.ts';
 import type { Clock, Connection, LogFn } from '../ports.ts';
+import { createSessionRouter, type GameLinkHandlers, type SessionRouter } from '../sessionRouter.ts';
 import { guarded, stackOf } from '../supervise.ts';
 import { decodeMessage, openMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
 
@@ -52,7 +54,12 @@ export class PlayerSession {
   private readonly opener: Opener;
   private readonly handshake: Actor<typeof playerHandshakeMachine>;
   private readonly listeners = new Set<(notice: PlayerNotice) => void>();
-  private conn: Connection | undefined;
+  /**
+   * The session's root actor (systemId `player`): the connection's actor `conn:<id>` and the file link `link` are its
+   * children; they reach the session only as its events (actors/sessionRouter.ts).
+   */
+  readonly router: SessionRouter;
+  private conn: ConnectionHandle | undefined;
   private sealer: Sealer | undefined;
   private roster = new Map<number, RosterRow>();
   private lastRtt: Record<string, number> = {};
@@ -73,10 +80,40 @@ export class PlayerSession {
     this.opener = new Opener(aead);
     const version = options.version ?? FEVERLINK3_VERSION;
     const machine = playerHandshakeMachine.provide({ delays: { joinDeadline: options.joinDeadlineMs ?? JOIN_DEADLINE_MS } });
+    // Guarded: XState calls an inspection observer inside the actor's own step.
+    const inspect = ports.inspect && guarded(ports.log, 'inspect', ports.inspect);
+    this.router = createSessionRouter('player', {
+      clock: ports.clock,
+      log: ports.log,
+      ...(inspect ? { inspect } : {}),
+      frame: (e) => {
+        try {
+          this.frame(e.frame);
+        } catch (err) {
+          this.internalError(err, 'frame');
+        }
+      },
+      violation: (e) => {
+        try {
+          this.conn?.close(e.reason);
+        } catch (err) {
+          this.internalError(err, 'violation');
+        }
+      },
+      closed: (e) => {
+        try {
+          // The chart may have ended already (a Kicked or Reject closes the connection as it ends).
+          if (this.handshake.getSnapshot().status === 'active') this.handshake.send({ type: 'conn.closed', reason: e.reason });
+        } catch (err) {
+          this.internalError(err, 'close');
+        }
+      },
+      connectionFailed: (_id, err) => this.internalError(err, 'connection'),
+      failed: (err) => this.internalError(err, 'player'),
+    });
     this.handshake = createActor(machine, {
       clock: ports.clock,
-      // Guarded: XState calls an inspection observer inside the actor's own step.
-      ...(ports.inspect ? { inspect: guarded(ports.log, 'inspect', ports.inspect) } : {}),
+      ...(inspect ? { inspect } : {}),
       systemId: 'playerHandshake',
       input: {
         makeJoin: (nonce) => ({
@@ -108,22 +145,22 @@ export class PlayerSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Runs the session over a connected transport. */
+  /**
+   * Runs the session over a connected transport: the connection becomes the actor `conn:<id>` of the session's root,
+   * whose frame, violation and close events are handled here, each supervised (a throw ends this connection).
+   */
   connect(conn: Connection): void {
-    this.conn = conn;
-    const supervised =
-      <A>(what: string, fn: (arg: A) => void) =>
-      (arg: A) => {
-        try {
-          fn(arg);
-        } catch (err) {
-          this.internalError(err, what);
-        }
-      };
-    conn.onFrame(supervised('frame', (frame: Frame) => this.frame(frame)));
-    conn.onViolation(supervised('violation', (reason: string) => conn.close(reason)));
-    conn.onClose(supervised('close', (reason: string) => this.handshake.send({ type: 'conn.closed', reason })));
+    this.conn = this.router.handle(conn);
+    this.router.accept(conn);
     this.handshake.start();
+  }
+
+  /**
+   * Runs a file link's adapter actor (`logic` with `input`, reporting link.line / link.notice / link.problem) as the
+   * child `link` of the session's root actor; its reports go to `handlers`, each guarded. Returns the detach function.
+   */
+  attachLink<N extends { type: string }, P>(logic: AnyActorLogic, input: unknown, handlers: GameLinkHandlers<N, P>): () => void {
+    return this.router.attachLink(logic, input, handlers);
   }
 
   get joined(): boolean {

@@ -4,12 +4,20 @@
 // kind a game may not send (gameLines.ts: a player's kinds but Pong, Leave and the launcher's), is reported and
 // skipped; a line whose handling throws is skipped and logged; none of it ends the link or the process. The link's
 // health (stalled, recovered, failed) is logged, and a failed link ends the session with its reason.
+//
+// The link reaches the session only as events (DESIGN.md "Adapters"): its lines, notices and problems become the
+// events `link.line`, `link.notice` and `link.problem` of an adapter actor (`gameLinkLogic`, systemId `link`), a child
+// of the session's root actor (actors/sessionRouter.ts), which hands each to the bridge's handlers here: the gate
+// and the logs, then the session (HostSession.fromLocalGame, PlayerSession.send). The other way, lines for the game
+// are written to the link directly (`forwardToGame`), as a connection's writes go to its port.
+import { fromCallback, type EventObject } from 'xstate';
 import type { HostSession } from '../../actors/host/hostSession.ts';
 import type { PlayerSession } from '../../actors/player/playerSession.ts';
-import type { LogFn } from '../../actors/ports.ts';
+import type { GameLinkReport, LogFn } from '../../actors/ports.ts';
+import type { GameLinkHandlers } from '../../actors/sessionRouter.ts';
 import type { Message } from '../../actors/wire.ts';
 import { payloadToJson, type KindName } from '../../protocol/messages/index.ts';
-import type { GameLink, LinkNotice, LinkStatus } from '../fileLink/gameLink.ts';
+import type { GameLink, LinkNotice, LinkProblem, LinkStatus } from '../fileLink/gameLink.ts';
 import type { LinkLine } from '../fileLink/linkLine.ts';
 import { BoundedLog, GameLineGate, checkGameLine, type BoundedLogLimits, type GateCounts } from './gameLines.ts';
 
@@ -103,8 +111,40 @@ export interface BridgeStatus {
 /** Stops the bridge (call it); `status()` tells the link's health and the skipped lines. */
 export type GameBridge = (() => void) & { status(): BridgeStatus; readonly gate: GameLineGate };
 
-/** Logs the link's notices; a failed link ends the session once. */
-function watchLink(link: GameLink, log: LogFn, end: (reason: string) => void): () => void {
+/** The link actor's input: the link, kept out of the trace (its line shows only the folder, `{"dir":…}`). */
+export class GameLinkInput {
+  readonly dir: string;
+  readonly #link: GameLink;
+
+  constructor(link: GameLink) {
+    this.dir = link.dir;
+    this.#link = link;
+  }
+
+  get link(): GameLink {
+    return this.#link;
+  }
+}
+
+/**
+ * The file link as an adapter actor (systemId `link`, a child of the session's root actor): its parsed lines, its
+ * notices and its problems, in order, as events to the parent. Reading from_game.log starts with this subscription.
+ * Stopping the actor unsubscribes.
+ */
+export const gameLinkLogic = fromCallback<EventObject, GameLinkInput, GameLinkReport<LinkNotice, LinkProblem>>(({ input, sendBack }) => {
+  const { link } = input;
+  const lines = link.fromGame.subscribe((line) => sendBack({ type: 'link.line', line }));
+  const problems = link.problems.subscribe((problem) => sendBack({ type: 'link.problem', problem }));
+  const notices = link.notices.subscribe((notice) => sendBack({ type: 'link.notice', notice }));
+  return () => {
+    lines.unsubscribe();
+    problems.unsubscribe();
+    notices.unsubscribe();
+  };
+});
+
+/** The link's notices: logged; a failed link ends the session once. */
+function noticeHandler(log: LogFn, end: (reason: string) => void): (notice: LinkNotice) => void {
   let ended = false;
   const safeLog: LogFn = (entry) => {
     try {
@@ -113,7 +153,7 @@ function watchLink(link: GameLink, log: LogFn, end: (reason: string) => void): (
       // a throwing log must not end the subscription
     }
   };
-  const subscription = link.notices.subscribe((notice: LinkNotice) => {
+  return (notice) => {
     const log = safeLog;
     switch (notice.type) {
       case 'link.stalled':
@@ -137,34 +177,37 @@ function watchLink(link: GameLink, log: LogFn, end: (reason: string) => void): (
         }
         break;
     }
-  });
-  return () => subscription.unsubscribe();
+  };
 }
 
-/** Subscribes to the game's lines and the link's problems; every line handled in isolation. */
-function readGame(link: GameLink, gate: GameLineGate, deliver: (message: Message, line: LinkLine) => void): () => void {
-  const lines = link.fromGame.subscribe((line) => {
-    try {
-      const message = gate.take(line.kind, line.payload);
-      if (message) deliver(message, line);
-    } catch (error) {
+/** What the session's root hands on: every line handled in isolation (a throw skips that line, logged). */
+function linkHandlers(
+  gate: GameLineGate,
+  log: LogFn,
+  end: (reason: string) => void,
+  deliver: (message: Message, line: LinkLine) => void,
+): GameLinkHandlers<LinkNotice, LinkProblem> {
+  return {
+    line: (line) => {
       try {
-        gate.fault(line.kind, error);
-      } catch {
-        // counting a fault must not end the subscription either
+        const message = gate.take(line.kind, line.payload);
+        if (message) deliver(message, line);
+      } catch (error) {
+        try {
+          gate.fault(line.kind, error);
+        } catch {
+          // counting a fault must not end the link either
+        }
       }
-    }
-  });
-  const problems = link.problems.subscribe((p) => {
-    try {
-      gate.problem(p);
-    } catch {
-      // logging a problem must not end the subscription
-    }
-  });
-  return () => {
-    lines.unsubscribe();
-    problems.unsubscribe();
+    },
+    problem: (p) => {
+      try {
+        gate.problem(p);
+      } catch {
+        // logging a problem must not end the link
+      }
+    },
+    notice: noticeHandler(log, end),
   };
 }
 
@@ -185,9 +228,8 @@ function makeBridge(link: GameLink, gate: GameLineGate, stops: (() => void)[]): 
 export function bridgeHostGame(host: HostSession, link: GameLink, log: LogFn, options: BridgeOptions = {}): GameBridge {
   const gate = new GameLineGate(log, options.logLimits);
   const end = options.end ?? ((reason: string) => host.stop('shutdown', `the host's game link failed: ${reason}`.slice(0, 300)));
-  const stopRead = readGame(link, gate, (message) => host.fromLocalGame(message));
-  const stopWatch = watchLink(link, log, end);
-  return makeBridge(link, gate, [stopRead, stopWatch]);
+  const detach = host.attachLink(gameLinkLogic, new GameLinkInput(link), linkHandlers(gate, log, end, (message) => host.fromLocalGame(message)));
+  return makeBridge(link, gate, [detach]);
 }
 
 /** Player: game lines go to the host sealed with our id; the host's messages for the game go to its file. */
@@ -202,11 +244,11 @@ export function bridgePlayerGame(player: PlayerSession, link: GameLink, log: Log
       gate.log.note(`forward:${n.message.kind}`, { msg: 'line for the game not written', level: 'error', kind: n.message.kind, error: String(error) });
     }
   });
-  const stopRead = readGame(link, gate, (message, line) => {
+  const handlers = linkHandlers(gate, log, end, (message, line) => {
     if (!player.send(message.kind, message.payload as never)) {
       gate.log.note(`unsent:${line.kind}`, { msg: 'game line not sent (not in a session)', kind: line.kind });
     }
   });
-  const stopWatch = watchLink(link, log, end);
-  return makeBridge(link, gate, [off, stopRead, stopWatch]);
+  const detach = player.attachLink(gameLinkLogic, new GameLinkInput(link), handlers);
+  return makeBridge(link, gate, [off, detach]);
 }

@@ -34,6 +34,11 @@ describe('feverlink3 demo', () => {
     const hostActors = actorsIn(await readTraceDir(join(root, 'host')));
     expect(hostActors).toEqual(expect.arrayContaining(['lockstep', 'pauseOrder', 'slot:1', 'slot:2', 'pacing:0', 'pacing:1']));
     expect(hostActors.some((a) => /^handshake:\d+$/.test(a))).toBe(true);
-    expect(actorsIn(await readTraceDir(join(root, 'player1')))).toContain('playerHandshake');
+    // The session's root and its adapter actors: one per connection, and the host's own game's file link.
+    expect(hostActors).toEqual(expect.arrayContaining(['host', 'link']));
+    expect(hostActors.filter((a) => /^conn:\d+$/.test(a))).toHaveLength(2);
+    const playerActors = actorsIn(await readTraceDir(join(root, 'player1')));
+    expect(playerActors).toEqual(expect.arrayContaining(['player', 'playerHandshake', 'link']));
+    expect(playerActors.some((a) => /^conn:\d+$/.test(a))).toBe(true);
   }, 160_000);
 });

@@ -163,7 +163,8 @@ describe('player slots over TCP', () => {
         expect(session.slotOf(1)).toBeUndefined();
         const systemId = (e: InspectionEvent) => (e.actorRef as { systemId?: string }).systemId;
         const actors = events.filter((e) => e.type === '@xstate.actor').map(systemId);
-        expect(actors).toEqual([expect.stringMatching(/^handshake:\d+$/), 'slot:1']);
+        // The session's root (`host`), the connection's handshake and its adapter actor, then the player's slot.
+        expect(actors).toEqual(['host', expect.stringMatching(/^handshake:\d+$/), expect.stringMatching(/^conn:\d+$/), 'slot:1']);
         const slotValues = events
           .filter((e): e is InspectionEvent & { type: '@xstate.snapshot' } => e.type === '@xstate.snapshot' && systemId(e) === 'slot:1')
           .map((e) => (e.snapshot as { value?: unknown }).value);

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HostSession } from '../../../actors/host/hostSession.ts';
 import type { PlayerNotice, PlayerSession } from '../../../actors/player/playerSession.ts';
 import type { Message } from '../../../actors/wire.ts';
+import { createSessionRouter } from '../../../actors/sessionRouter.ts';
 import { createSimulatedClock } from '../../../adapters/clock.ts';
 import { openGameLink, type GameLink, type GameLinkOptions } from '../../../adapters/fileLink/gameLink.ts';
 import { nodeAppendFs, type AppendFs } from '../../../adapters/fileLink/lineWriter.ts';
@@ -36,6 +37,9 @@ async function openLink(name: string, options: GameLinkOptions = {}) {
   return { dir, link, game: (text: string) => appendFileSync(join(dir, 'from_game.log'), text) };
 }
 
+/** A session's root actor for a stand-in session: the bridge runs the link as its child `link`, as on a real one. */
+const attachLink = (systemId: 'host' | 'player') => createSessionRouter(systemId, { clock: createSimulatedClock(), log: () => {} }).attachLink;
+
 /** A stand-in PlayerSession: records what the bridge sends; `send` throws for a Chat saying "boom". */
 function fakePlayer() {
   const sent: { kind: string; payload: unknown }[] = [];
@@ -52,6 +56,7 @@ function fakePlayer() {
       return true;
     },
     clockView: () => ({ rtt: 10, off: 0 }),
+    attachLink: attachLink('player'),
     leave() {
       left++;
     },
@@ -161,6 +166,7 @@ describe('hostile game lines through a real from_game.log', () => {
         if (calls === 1) throw new TypeError('cannot read properties of undefined');
         got.push(message.kind);
       },
+      attachLink: attachLink('host'),
       stop() {},
     } as unknown as HostSession;
     const bridge = bridgeHostGame(host, link, (e) => logs.push(e));
