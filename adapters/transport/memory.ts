@@ -5,7 +5,7 @@
 // and the protocol's FrameDecoder. The bytes travel through memorySocket.ts: asynchronously on the injected clock,
 // per-link latency, seeded jitter, bandwidth, a window, held links and cuts. Deterministic for a seed and a clock.
 import type { Clock, Connection, Listener, LogFn, TransportLimits } from '../../actors/ports.ts';
-import { FramedConnection, type StreamTraits } from './connection.ts';
+import { FramedConnection, type FramedConnectionOptions, type StreamTraits } from './connection.ts';
 import { addressKey } from './addressKey.ts';
 import { Admission } from './admission.ts';
 import { resolveLimits } from './limits.ts';
@@ -83,18 +83,8 @@ export interface MemoryNetwork {
 }
 
 /** How a MemoryConnection is set up (by listen / connect). */
-export interface MemoryConnectionOptions {
-  id: number;
+export interface MemoryConnectionOptions extends FramedConnectionOptions {
   socket: MemorySocket;
-  remoteAddress: string;
-  addressKey: string;
-  limits: TransportLimits;
-  clock: Clock;
-  log: LogFn;
-  /** `host`: an accepted connection (handshake limit, rate limits); `client`: our own outgoing one. */
-  role: 'host' | 'client';
-  onJoined?: () => void;
-  onGone?: () => void;
 }
 
 /** A memory socket's traits: no coalescing (nothing to save), its error is the reason, the linger on the clock. */
