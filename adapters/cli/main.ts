@@ -5,6 +5,7 @@
 import { StartupError, UsageError } from './failure.ts';
 import { writeErr, writeOut } from './stdio.ts';
 import { fatal, logIfAttached, superviseProcess } from './supervise.ts';
+import { version } from '../runtime.ts';
 
 const commands: Record<string, { summary: string }> = {
   code: { summary: 'code CODE [--json] [--show-secret]   decode a join code' },
@@ -26,15 +27,29 @@ export function usage(): string {
     ...Object.values(commands).map((c) => `  feverlink3 ${c.summary}`),
     '',
     '  feverlink3 <command> --help   prints the command\'s options',
+    '  feverlink3 --version          prints the version',
   ].join('\n');
 }
 
+/** Each command's module, loaded when asked for. Static imports (not a template), so esbuild bundles them all. */
+const modules: Record<string, () => Promise<Command>> = {
+  code: () => import('./commands/code.ts'),
+  host: () => import('./commands/host.ts'),
+  join: () => import('./commands/join.ts'),
+  demo: () => import('./commands/demo.ts'),
+  simgame: () => import('./commands/simgame.ts'),
+};
+
 function load(name: string): Promise<Command> {
-  return import(`./commands/${name}.ts`) as Promise<Command>;
+  return modules[name]!();
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...args] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    writeOut(`feverlink3 ${version()}\n`);
+    return 0;
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     const topic = name === 'help' ? args[0] : undefined;
     if (topic !== undefined && Object.hasOwn(commands, topic)) {

@@ -4,10 +4,8 @@
 // launchers see stdin close and end, and their games with them.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
 import { LIFELINE_ENV } from '../launcher/gameProcess.ts';
-
-const BIN = resolve(import.meta.dirname, '../../bin/feverlink3.js');
+import { selfCommand } from '../runtime.ts';
 
 export class Launcher {
   readonly name: string;
@@ -18,7 +16,8 @@ export class Launcher {
 
   constructor(name: string, args: string[]) {
     this.name = name;
-    this.child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, [LIFELINE_ENV]: 'stdin' } });
+    const self = selfCommand(args);
+    this.child = spawn(self.command, self.args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, [LIFELINE_ENV]: 'stdin' } });
     this.child.stdin.on('error', () => {}); // the launcher may be gone when the demo types
     this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)));
     createInterface({ input: this.child.stdout }).on('line', (line) => this.onLine(line));

@@ -11,6 +11,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { LogFn } from '../../actors/ports.ts';
+import { selfCommand } from '../runtime.ts';
 
 /** Set in a child's environment: end when stdin closes (the parent's end of the pipe, gone with the parent). */
 export const LIFELINE_ENV = 'FEVERLINK3_LIFELINE';
@@ -35,7 +36,6 @@ export interface RunningGame {
   readonly exited: Promise<number | null>;
 }
 
-const BIN = resolve(import.meta.dirname, '../../bin/feverlink3.js');
 const TF3_EXECUTABLES = ['TransportFever3.exe', 'TransportFever3', 'TransportFever3.sh'];
 
 /** The world seed of the default save: every launcher without --save starts from the same world. */
@@ -43,13 +43,15 @@ export const DEFAULT_WORLD_SEED = 1;
 
 /** Makes a save file from a world seed (deterministic: the same seed gives the same bytes). */
 export function makeSimSave(path: string, worldSeed: number): void {
-  const made = spawnSync(process.execPath, [BIN, 'simgame', '--make-save', path, '--seed', String(worldSeed)], { stdio: 'inherit' });
+  const self = selfCommand(['simgame', '--make-save', path, '--seed', String(worldSeed)]);
+  const made = spawnSync(self.command, self.args, { stdio: 'inherit' });
   if (made.status !== 0) throw new Error(`could not make the simulated world's save ${path}`);
 }
 
+/** The simulated game's command line after the program (`simgame …`; selfCommand adds the entry in a checkout). */
 export function simGameArgs(sessionDir: string, save: string, o: SimGameOptions): string[] {
   // With --save, --seed seeds only the bots: one world for all, different bots per player.
-  const args = [BIN, 'simgame', '--session-dir', sessionDir, '--save', save, '--seed', String(o.botSeed)];
+  const args = ['simgame', '--session-dir', sessionDir, '--save', save, '--seed', String(o.botSeed)];
   if (o.bots !== undefined) args.push('--bots', String(o.bots));
   if (o.botRate !== undefined) args.push('--bot-rate', String(o.botRate));
   if (o.throttle !== undefined) args.push('--throttle', String(o.throttle));
@@ -121,7 +123,8 @@ export function startGame(choice: GameChoice, sessionDir: string, log: LogFn): R
     }
     const args = simGameArgs(sessionDir, save, choice.sim);
     log({ msg: 'starting the simulated game', save, botSeed: choice.sim.botSeed });
-    const child = spawn(process.execPath, args, {
+    const self = selfCommand(args);
+    const child = spawn(self.command, self.args, {
       env: { ...env, [LIFELINE_ENV]: 'stdin' },
       stdio: ['pipe', 'ignore', 'inherit'],
       detached: OWN_GROUP,

@@ -3,6 +3,7 @@
 // Spec: docs/ENGINE.md (the engine interface, authoritative), engine-contract, architecture.txt §2.
 import { readdirSync } from 'node:fs';
 import { LuaFactory, LuaMultiReturn, LuaReturn, type LuaEngine } from 'wasmoon';
+import { luaWasmPath } from '../runtime.ts';
 import { createLuaFs } from './luaFs.ts';
 import { LUA_IO_PRELUDE, LUA_PRELOAD } from './luaPrelude.ts';
 import type { ApplyResult } from './world/commands.ts';
@@ -31,8 +32,10 @@ export interface ModHooks {
 }
 
 export interface LuaHostOptions {
-  /** The folder of the mod's files (`<repo>/mod`). */
-  readonly modDir: string;
+  /** The folder of the mod's files (`<repo>/mod`); or, instead, */
+  readonly modDir?: string;
+  /** the mod's files as name (without `.lua`) → source (the single binary carries them as an asset). */
+  readonly modSources?: Readonly<Record<string, string>>;
   /** The module `require`d first (default `feverlink3`). */
   readonly entry?: string;
   /** What os.getenv sees: the session environment given to the game. */
@@ -84,14 +87,20 @@ export class LuaHost implements ModHooks {
 
   /** Creates the Lua state, installs io/os and `engine`, loads the mod and calls its init(). */
   static async create(options: LuaHostOptions): Promise<LuaHost> {
-    factory ??= new LuaFactory();
+    factory ??= new LuaFactory(luaWasmPath());
     const lua = await factory.createEngine({ enableProxy: false, injectObjects: false });
     const fs = createLuaFs({ env: options.env, wallMs: options.wallMs ?? (() => performance.now()) });
     try {
       lua.global.set('__fl3fs', fs.api);
       lua.doStringSync(LUA_IO_PRELUDE);
-      const names = readdirSync(options.modDir).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4)).sort();
-      lua.global.set('__fl3preload', { dir: options.modDir, names });
+      if (options.modSources) {
+        const names = Object.keys(options.modSources).sort();
+        lua.global.set('__fl3preload', { dir: '', names, sources: { ...options.modSources } });
+      } else {
+        if (options.modDir === undefined) throw new Error('LuaHost: neither modDir nor modSources given');
+        const names = readdirSync(options.modDir).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4)).sort();
+        lua.global.set('__fl3preload', { dir: options.modDir, names });
+      }
       lua.doStringSync(LUA_PRELOAD);
       lua.global.set('engine', engineTable(options.engine));
       lua.global.set('__fl3entry', options.entry ?? 'feverlink3');

@@ -166,7 +166,7 @@ end
 
 /**
  * Makes `require('<name>')` find `<dir>/<name>.lua` for each name of the global `__fl3preload`
- * (`{ dir, names }`, set by the host), read through the io shim (the real files), with the chunk
+ * (`{ dir, names, sources? }`, set by the host), taken from `sources` when given (the single binary), else read through the io shim (the real files), with the chunk
  * name `@mod/<name>.lua`; then removes the global.
  */
 export const LUA_PRELOAD = String.raw`
@@ -174,9 +174,12 @@ local spec = __fl3preload
 __fl3preload = nil
 for _, name in ipairs(spec.names) do
   package.preload[name] = function(...)
-    local f = assert(io.open(spec.dir .. '/' .. name .. '.lua', 'rb'))
-    local src = f:read('a')
-    f:close()
+    local src = spec.sources and spec.sources[name]
+    if src == nil then
+      local f = assert(io.open(spec.dir .. '/' .. name .. '.lua', 'rb'))
+      src = f:read('a')
+      f:close()
+    end
     return assert(load(src, '@mod/' .. name .. '.lua'))(...)
   end
 end

@@ -12,6 +12,7 @@ import { createWorld } from './world/create.ts';
 import { hashInts } from './world/rng.ts';
 import { deserializeWorld, serializeWorld } from './world/save.ts';
 import { SPEEDS, type Speed } from './world/types.ts';
+import { defaultModDir, modSources } from '../runtime.ts';
 
 export const USAGE = [
   'usage: feverlink3 simgame --session-dir DIR (--save FILE | --new-save FILE) [--seed N] [--bots N]',
@@ -23,7 +24,6 @@ export const USAGE = [
 
 /** Wall milliseconds between frames. */
 export const FRAME_MS = 16;
-const DEFAULT_MOD_DIR = resolve(import.meta.dirname, '../../mod');
 
 interface Args {
   sessionDir?: string;
@@ -35,7 +35,8 @@ interface Args {
   botRate: number;
   throttle: number;
   speed: Speed;
-  modDir: string;
+  /** Undefined: the mod that ships with the launcher (mod/ of the checkout, or the binary's own copy). */
+  modDir?: string;
 }
 
 type Parsed = { ok: true; args: Args } | { ok: false; error: string };
@@ -60,7 +61,7 @@ const PATHS: Readonly<Record<string, keyof Args>> = {
 };
 
 function parse(argv: readonly string[]): Parsed {
-  const args: Args = { bots: 1, botRate: 30, throttle: 1, speed: 1, modDir: DEFAULT_MOD_DIR };
+  const args: Args = { bots: 1, botRate: 30, throttle: 1, speed: 1 };
   const out = args as unknown as Record<string, unknown>;
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i]!;
@@ -176,7 +177,7 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
   let host: LuaHost | null = null;
   try {
     host = await LuaHost.create({
-      modDir: a.modDir,
+      ...(a.modDir !== undefined ? { modDir: a.modDir } : builtInMod()),
       env: { ...process.env, FEVERLINK3_SESSION_DIR: sessionDir },
       engine: game,
       log: (level, text) => say(`${level}: ${text}`),
@@ -222,4 +223,10 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
     if (launcherGone) stop();
     else tick();
   });
+}
+
+/** The mod that ships with the launcher: its files in a checkout, its sources carried in the binary. */
+function builtInMod(): { modDir: string } | { modSources: Record<string, string> } {
+  const sources = modSources();
+  return sources ? { modSources: sources } : { modDir: defaultModDir()! };
 }
