@@ -9,9 +9,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { killAll, launch } from '../support/cli.ts';
 
 let dirs: string[] = [];
+// A launcher's simulated game ends when its lifeline pipe closes, a moment after the launcher: it may still write
+// its last log line while the folder is removed, so removal retries (ENOTEMPTY) instead of failing the test.
 afterEach(async () => {
   await killAll();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   dirs = [];
 });
 function tempDir(): string {

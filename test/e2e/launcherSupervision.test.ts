@@ -18,7 +18,7 @@ const servers: Server[] = [];
 afterEach(async () => {
   await killAll();
   for (const s of servers.splice(0)) s.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   dirs = [];
 });
 function tempDir(): string {

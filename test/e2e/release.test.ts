@@ -21,7 +21,7 @@ describe('the single binary (npm run release)', () => {
     copyFileSync(join(root, 'dist/feverlink3'), bin);
     execFileSync('chmod', ['755', bin]);
   }, 120_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
 
   it('prints its version and decodes a join code, alone in an empty folder', () => {
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;

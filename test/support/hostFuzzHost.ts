@@ -77,6 +77,6 @@ export async function spawnFuzzHost(args: readonly string[] = []): Promise<FuzzH
       if (!exited) launcher.child.kill('SIGTERM');
       return launcher.exited;
     },
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
   };
 }
