@@ -13,6 +13,9 @@
 // Supervision: every listener is guarded (XState rethrows a listener's throw on a timer, which would end the
 // process); the session's own handlers end only the connection concerned (`internal-error`). A child that fails
 // is reported (`adapter.failed`), so the chart does not fail with it; the chart failing has an error observer.
+//
+// The chart's states and transitions are machines/sessionRouter.ts (so the inspector draws it); this file gives it
+// its types and the implementations of the actions it names.
 import { createActor, emit, enqueueActions, setup, stopChild, type Actor, type AnyActorLogic } from 'xstate';
 import {
   connectionHandle,
@@ -24,6 +27,7 @@ import {
 } from './connectionActor.ts';
 import type { Clock, Connection, GameLinkLine, GameLinkReport, LogFn } from './ports.ts';
 import { guarded, stackOf } from './supervise.ts';
+import { sessionRouterChart } from '../machines/sessionRouter.ts';
 import type { InspectionObserver } from './host/hostTypes.ts';
 
 /** The systemId of the file link's actor. */
@@ -102,27 +106,7 @@ export const sessionRouterMachine = setup({
     /** A failed child has stopped; it leaves the chart's children (its systemId is free again). */
     forgetChild: enqueueActions(({ enqueue, event }) => enqueue.stopChild(event.type.slice(ERROR_PREFIX.length))),
   },
-}).createMachine({
-  id: 'sessionRouter',
-  initial: 'Routing',
-  states: {
-    Routing: {
-      on: {
-        'conn.accepted': { actions: 'spawnConnection' },
-        'conn.frame': { actions: 'forward' },
-        'conn.violation': { actions: 'forward' },
-        'conn.closed': { actions: ['forward', 'stopConnection'] },
-        'link.attach': { actions: 'spawnLink' },
-        'link.detach': { actions: 'stopLink' },
-        'link.line': { actions: 'forward' },
-        'link.notice': { actions: 'forward' },
-        'link.problem': { actions: 'forward' },
-        // A child's error would fail the chart (XState fails a parent on an unhandled error event of a child).
-        'xstate.error.actor.*': { actions: ['childFailed', 'forgetChild'] },
-      },
-    },
-  },
-});
+}).createMachine(sessionRouterChart);
 
 /**
  * The chart as the session runs it, with one shortcut: `conn.frame` (one per frame received, the relay's hot path)

@@ -12,6 +12,7 @@ const commands: Record<string, { summary: string }> = {
   host: { summary: 'host --listen HOST:PORT [--name N] [--password PW] [--max-players N] [--game sim|none|--game-dir PATH]' },
   join: { summary: 'join CODE --name NAME [--password PW] [--game sim|none|--game-dir PATH]' },
   demo: { summary: 'demo [--players N] [--seconds S] [--json]   a local session of simulated games' },
+  inspect: { summary: 'inspect FILE|DIR [--port PORT]   serve a recorded trace.jsonl (or a session folder) in the inspector page' },
   simgame: { summary: 'simgame --session-dir DIR --save FILE [--seed N] [--bots N]   the simulated game' },
 };
 
@@ -37,6 +38,7 @@ const modules: Record<string, () => Promise<Command>> = {
   host: () => import('./commands/host.ts'),
   join: () => import('./commands/join.ts'),
   demo: () => import('./commands/demo.ts'),
+  inspect: () => import('./commands/inspect.ts'),
   simgame: () => import('./commands/simgame.ts'),
 };
 

@@ -16,7 +16,7 @@ import { startupError, StartupError } from '../cli/failure.ts';
 import { writeFileAtomic } from '../simgame/status.ts';
 import { listenTcp } from '../transport/tcp.ts';
 import { bridgeHostGame, forwardToGame } from './gameBridge.ts';
-import { openLauncherTrace } from './trace.ts';
+import { openLauncherTrace, startLiveInspector } from './trace.ts';
 import { gameProblem, startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
 
 export interface HostLaunchOptions {
@@ -27,6 +27,8 @@ export interface HostLaunchOptions {
   dir: string;
   game: GameChoice;
   log: LogFn;
+  /** `--inspect PORT`: serve the inspector's live page on 127.0.0.1:PORT (0: any free port). */
+  inspect?: number;
 }
 
 export interface RunningHost {
@@ -36,6 +38,8 @@ export interface RunningHost {
   lockstep: HostLockstep;
   /** Resolves with the reason when the session cannot go on (its lockstep failed, its game link failed). */
   failed: Promise<string>;
+  /** The inspector's page, with `inspect`. */
+  inspectorUrl?: string;
   stop(reason: string): Promise<void>;
 }
 
@@ -57,10 +61,12 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
   });
   const problem = gameProblem(o.game);
   if (problem !== undefined) throw new StartupError(`cannot start the game: ${problem}`);
+  const live = o.inspect === undefined ? undefined : await startLiveInspector(o.inspect, realClock, `host ${o.name}`);
   let listener: Listener;
   try {
     listener = await listenTcp({ host: o.listen.host, port: o.listen.port, clock: realClock, log });
   } catch (error) {
+    await live?.close();
     throw startupError(`listen on ${addressText(o.listen.host, o.listen.port)}`, error);
   }
   const link: GameLink | undefined =
@@ -68,9 +74,10 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
       ? undefined
       : await openGameLink(o.dir, { name: o.name, id: 0, role: 'host' }).catch(async (error: unknown) => {
           await listener.close('shutdown');
+          await live?.close();
           throw startupError(`open the game link in ${o.dir}`, error);
         });
-  const trace = openLauncherTrace(o.dir, realClock, o.log);
+  const trace = openLauncherTrace(o.dir, realClock, o.log, process.env, live?.inspect);
   const secret = nodeCrypto.randomBytes(16);
   const key = await deriveSessionKey(nodeCrypto, secret, o.password);
   const host = new HostSession(
@@ -124,6 +131,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
     unbridge?.();
     await link?.close();
     await trace.close();
+    await live?.close();
   };
   try {
     game = startGame(o.game, o.dir, o.log);
@@ -134,5 +142,5 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
   }
   statusTimer = setInterval(writeStatus, 500);
 
-  return { host, listener, secret, lockstep, failed, stop };
+  return { host, listener, secret, lockstep, failed, stop, ...(live ? { inspectorUrl: live.url } : {}) };
 }

@@ -15,7 +15,7 @@ import { startupError, StartupError } from '../cli/failure.ts';
 import { connectTcp } from '../transport/tcp.ts';
 import { bridgePlayerGame } from './gameBridge.ts';
 import { GameOutlet } from './gameOutlet.ts';
-import { openLauncherTrace } from './trace.ts';
+import { openLauncherTrace, startLiveInspector } from './trace.ts';
 import { gameProblem, startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
 
 export interface PlayerLaunchOptions {
@@ -25,12 +25,16 @@ export interface PlayerLaunchOptions {
   dir: string;
   game: GameChoice;
   log: LogFn;
+  /** `--inspect PORT`: serve the inspector's live page on 127.0.0.1:PORT (0: any free port). */
+  inspect?: number;
 }
 
 export interface RunningPlayer {
   player: PlayerSession;
   /** Resolves when the game link or the game could not start after the Welcome; otherwise never. */
   failed: Promise<StartupError>;
+  /** The inspector's page, with `inspect`. */
+  inspectorUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -54,7 +58,11 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
   const key = await deriveSessionKey(nodeCrypto, o.code.secret, o.password);
   const conn = await connectAny(o.code, log);
   if (!conn) return undefined;
-  const trace = openLauncherTrace(o.dir, realClock, log);
+  const live = o.inspect === undefined ? undefined : await startLiveInspector(o.inspect, realClock, `player ${o.name}`).catch((error: unknown) => {
+    conn.close('shutdown');
+    throw error;
+  });
+  const trace = openLauncherTrace(o.dir, realClock, log, process.env, live?.inspect);
   const player = new PlayerSession(
     { name: o.name, key },
     { crypto: nodeCrypto, clock: realClock, wallClock: Date.now, log, ...(trace.inspect ? { inspect: trace.inspect } : {}) },
@@ -96,12 +104,14 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
   return {
     player,
     failed,
+    ...(live ? { inspectorUrl: live.url } : {}),
     stop: async () => {
       stopped = true;
       await game?.stop();
       unbridge?.();
       await link?.close();
       await trace.close();
+      await live?.close();
     },
   };
 }

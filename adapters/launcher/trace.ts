@@ -1,10 +1,14 @@
 // The launcher's one inspection stream (DESIGN.md "Actors"): a trace recorder writing every actor's inspection
 // events to trace.jsonl in the session folder, on by default; FEVERLINK3_TRACE=off leaves it out (the benchmark's
-// A/B rounds). Its queue is written out synchronously on a fatal exit too.
+// A/B rounds). Its queue is written out synchronously on a fatal exit too. With `--inspect PORT` the same events
+// also feed the inspector's live page (inspect/liveFeed.ts, inspect/server.ts): startLiveInspector.
 import type { InspectionEvent } from 'xstate';
 import type { Clock, LogFn } from '../../actors/ports.ts';
 import { flushOnFatal } from '../cli/supervise.ts';
 import { createTraceRecorder } from '../trace/traceRecorder.ts';
+import { createLiveFeed } from '../../inspect/liveFeed.ts';
+import { startInspectorServer } from '../../inspect/server.ts';
+import { startupError } from '../cli/failure.ts';
 
 /**
  * The hot path's events: counted once a second in the trace, not written one by one (inspect/traceLine.ts `hot`).
@@ -34,15 +38,47 @@ export interface LauncherTrace {
   close(): Promise<void>;
 }
 
-export function openLauncherTrace(dir: string, clock: Pick<Clock, 'now'>, log: LogFn, env = process.env): LauncherTrace {
-  if (env.FEVERLINK3_TRACE === 'off') return { inspect: undefined, close: async () => {} };
+/** `also`: a second observer of the same events (the live inspector's feed), called after the recorder. */
+export function openLauncherTrace(
+  dir: string,
+  clock: Pick<Clock, 'now'>,
+  log: LogFn,
+  env = process.env,
+  also?: (event: InspectionEvent) => void,
+): LauncherTrace {
+  if (env.FEVERLINK3_TRACE === 'off') return { inspect: also, close: async () => {} };
   const recorder = createTraceRecorder({ dir, clock, log, wallClock: Date.now, hot: HOT_EVENTS });
   const unregister = flushOnFatal(() => recorder.flushSync());
+  const record = recorder.inspect;
   return {
-    inspect: recorder.inspect,
+    inspect: also
+      ? (event) => {
+          record(event);
+          also(event);
+        }
+      : record,
     close: async () => {
       unregister();
       await recorder.close();
     },
   };
+}
+
+export interface LiveInspector {
+  /** The page's address (`http://127.0.0.1:PORT/`). */
+  url: string;
+  /** The observer to give openLauncherTrace as `also`. */
+  inspect: (event: InspectionEvent) => void;
+  close(): Promise<void>;
+}
+
+/** `--inspect PORT`: the inspector's page on 127.0.0.1:PORT (0: any free port), fed live by this launcher's actors. */
+export async function startLiveInspector(port: number, clock: Pick<Clock, 'now'>, title: string): Promise<LiveInspector> {
+  const feed = createLiveFeed({ now: () => clock.now(), title, hot: HOT_EVENTS });
+  try {
+    const server = await startInspectorServer(feed, port);
+    return { url: server.url, inspect: feed.inspect, close: () => server.close() };
+  } catch (error) {
+    throw startupError(`serve the inspector on 127.0.0.1:${port}`, error);
+  }
 }

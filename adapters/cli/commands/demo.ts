@@ -22,6 +22,7 @@ export const spec = {
     seed: { type: 'string', arg: 'N', help: 'the world seed of the save every game starts from', default: '1' },
     keep: { type: 'boolean', help: 'keep the session folders afterwards' },
     dir: { type: 'string', arg: 'DIR', help: 'put the session folders here (kept)' },
+    inspect: { type: 'string', arg: 'PORT', help: "serve the host's inspector page on 127.0.0.1:PORT (0: any free port); each player's on a free port" },
   },
 } as const satisfies CommandSpec;
 
@@ -69,6 +70,7 @@ export async function run(args: readonly string[]): Promise<number> {
     signal: stop.signal,
     ...(throttle ? { throttle } : {}),
     ...(values.dir ? { root: values.dir } : {}),
+    ...(values.inspect === undefined ? {} : { inspect: wholeNumber('--inspect', values.inspect, 0, 65535) }),
   };
   try {
     const print = (line: string) => void writeOut(`${line}\n`);

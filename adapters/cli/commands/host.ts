@@ -10,7 +10,7 @@ import { addressText, launchHost, type RunningHost } from '../../launcher/hostLa
 import { parseCommandLine, usageText, wholeNumber, type CommandSpec } from '../args.ts';
 import { StartupError, UsageError } from '../failure.ts';
 import { openLauncherLog } from '../launcherLog.ts';
-import { LAUNCHER_OPTIONS } from '../launcherOptions.ts';
+import { inspectPort, LAUNCHER_OPTIONS } from '../launcherOptions.ts';
 import { parseHostPort, sessionDir } from '../sessionDir.ts';
 import { writeOut } from '../stdio.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
@@ -66,6 +66,7 @@ export async function run(args: readonly string[]): Promise<number> {
   const maxPlayers = wholeNumber('--max-players', values['max-players'], 1, 64);
   const game = gameChoice(values, 0);
   if (typeof game === 'string') throw new UsageError(game);
+  const inspect = inspectPort(values.inspect);
 
   const dir = sessionDir(values['session-dir'], 'host');
   const { log, flush } = openLauncherLog(dir, values.verbose, { role: 'host' });
@@ -77,6 +78,7 @@ export async function run(args: readonly string[]): Promise<number> {
     dir,
     game,
     log,
+    ...(inspect === undefined ? {} : { inspect }),
   });
   // Handled from before the first line printed: whoever reads the join code may signal at once.
   const stopped = untilSignal();
@@ -85,6 +87,7 @@ export async function run(args: readonly string[]): Promise<number> {
   say(`listening on ${addressText(listener.host, listener.port)}`);
   say(`join code: ${code}`);
   say(`session folder: ${dir}`);
+  if (running.inspectorUrl) say(`inspector: ${running.inspectorUrl}`);
   log({ msg: 'hosting', host: listener.host, port: listener.port, maxPlayers, password: values.password !== undefined, game: game.kind });
 
   const printRtt = rttPrinter(10_000, Date.now);

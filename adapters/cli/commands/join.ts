@@ -8,7 +8,7 @@ import { launchPlayer } from '../../launcher/playerLauncher.ts';
 import { parseCommandLine, usageText, type CommandSpec } from '../args.ts';
 import { StartupError, UsageError } from '../failure.ts';
 import { openLauncherLog } from '../launcherLog.ts';
-import { LAUNCHER_OPTIONS } from '../launcherOptions.ts';
+import { inspectPort, LAUNCHER_OPTIONS } from '../launcherOptions.ts';
 import { sessionDir } from '../sessionDir.ts';
 import { writeOut } from '../stdio.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
@@ -46,6 +46,7 @@ export async function run(args: readonly string[]): Promise<number> {
   if (!code) throw new UsageError('not a FeverLink3 join code (check it was copied whole)');
   const game = gameChoice(values, seedOf(values.name));
   if (typeof game === 'string') throw new UsageError(game);
+  const inspect = inspectPort(values.inspect);
 
   const dir = sessionDir(values['session-dir'], 'player');
   const { log, flush } = openLauncherLog(dir, values.verbose, { role: 'player', name: values.name });
@@ -56,6 +57,7 @@ export async function run(args: readonly string[]): Promise<number> {
     dir,
     game,
     log,
+    ...(inspect === undefined ? {} : { inspect }),
   });
   if (!running) {
     flush();
@@ -63,6 +65,7 @@ export async function run(args: readonly string[]): Promise<number> {
   }
   const stopped = untilSignal();
   const { player } = running;
+  if (running.inspectorUrl) say(`inspector: ${running.inspectorUrl}`);
   const printRtt = rttPrinter(10_000, Date.now);
   const ended = new Promise<{ reason: string; detail?: string }>((resolve) => {
     player.on((n) => {
