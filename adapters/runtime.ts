@@ -1,7 +1,7 @@
 // Where the launcher runs from: a checkout (tsx compiles the sources; bin/feverlink3.js is the entry) or the
 // single binary (a Node SEA built by scripts/release.mjs, docs/RELEASE.md). The few places that start this
 // program again (the simulated game, the demo's launchers) or read a file that ships with it (the mod's Lua
-// files, wasmoon's WebAssembly, the version) ask here, so the rest of the code does not know which it is.
+// files, wasmoon's WebAssembly, the version, the inspector's page) ask here, so the rest of the code does not know which it is.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,4 +57,10 @@ export function luaWasmPath(): string | undefined {
     renameSync(part, path);
   }
   return path;
+}
+
+/** The inspector's page built by scripts/release.mjs (app.js, index.html, style.css); undefined in a checkout. */
+export function inspectorPage(): { script: string; files: Record<string, string> } | undefined {
+  if (!inSea) return undefined;
+  return JSON.parse(sea.getAsset('inspect-page.json', 'utf8')) as { script: string; files: Record<string, string> };
 }

@@ -71,6 +71,22 @@ const modFiles = readdirSync(modDir).filter((f) => f.endsWith('.lua')).sort();
 const modJson = join(WORK, 'mod.json');
 writeFileSync(modJson, JSON.stringify(Object.fromEntries(modFiles.map((f) => [f.slice(0, -4), readFileSync(join(modDir, f), 'utf8')]))));
 writeFileSync(join(WORK, 'version.txt'), `${VERSION}\n`);
+// the inspector's page, built once here (the options of inspect/pageBundle.ts's build): the binary has no esbuild
+const pageDir = join(ROOT, 'inspect/page');
+const pageBuild = await build({
+  entryPoints: [join(pageDir, 'main.ts')],
+  bundle: true,
+  write: false,
+  format: 'esm',
+  target: 'es2022',
+  platform: 'browser',
+  logLevel: 'error',
+});
+const inspectPage = join(WORK, 'inspect-page.json');
+writeFileSync(inspectPage, JSON.stringify({
+  script: pageBuild.outputFiles[0].text,
+  files: Object.fromEntries(['index.html', 'style.css'].map((f) => [f, readFileSync(join(pageDir, f), 'utf8')])),
+}));
 const blob = join(WORK, 'sea-prep.blob');
 const seaConfig = {
   main: bundle,
@@ -82,6 +98,7 @@ const seaConfig = {
     'mod.json': modJson,
     'glue.wasm': join(ROOT, 'node_modules/wasmoon/dist/glue.wasm'),
     version: join(WORK, 'version.txt'),
+    'inspect-page.json': inspectPage,
   },
 };
 writeFileSync(join(WORK, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));

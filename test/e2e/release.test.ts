@@ -1,7 +1,8 @@
 // Issue 15: the single binary. Builds the linux binary and the Windows one (no zips: fast), copies the linux
-// binary alone into an empty folder and runs it there; checks the Windows binary's PE header and that the blob
+// binary alone into an empty folder and runs it there (the demo, and the inspector's page from its assets); checks the Windows binary's PE header and that the blob
 // was injected (postject flips the sentinel fuse's trailing ":0" to ":1"). `npm run release` makes the zips.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,6 +40,28 @@ describe('the single binary (npm run release)', () => {
     expect(demo.status).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['feverlink3', 'sessions']); // nothing else written beside it
   }, 120_000);
+
+  it('serves the inspector page from its own assets (no esbuild, no page folder beside it)', async () => {
+    const fixture = join(root, 'test/inspect/fixtures/stalled-round.trace.jsonl');
+    const child = spawn(bin, ['inspect', fixture, '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((found, failed) => {
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          const m = /^inspector: (http:\/\/127\.0\.0\.1:\d+\/)$/.exec(line);
+          if (m) found(m[1]!);
+        });
+        child.once('exit', (code) => failed(new Error(`inspect ended (${code}) before printing its address`)));
+      });
+      const page = await fetch(url);
+      expect(await page.text()).toContain('<script type="module" src="/app.js">');
+      const script = await fetch(new URL('app.js', url));
+      expect(script.status).toBe(200);
+      expect((await script.text()).length).toBeGreaterThan(10_000);
+      expect((await fetch(new URL('style.css', url))).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 30_000);
 
   it('built a Windows PE with the blob injected', () => {
     const exe = readFileSync(join(root, 'dist/feverlink3.exe'));
