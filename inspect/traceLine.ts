@@ -198,7 +198,16 @@ interface LastSnapshot {
   rawChildren: unknown;
   context: unknown;
   children: string;
+  /** Session time it was written at (a context changed by hot events is written at most once a CONTEXT_SAMPLE_MS). */
+  at: number;
 }
+
+/**
+ * After hot events a snapshot whose state did not change is written only when its context did, and then at most once
+ * in this many ms per actor: the lockstep's context changes with every relayed action, but a wait noted on ticks
+ * (the pause order's `waitingFor`) must still reach the trace, within a second.
+ */
+export const CONTEXT_SAMPLE_MS = 1000;
 
 /**
  * Turns inspection events into trace lines. One per recorder: it remembers each actor's stable name, its last
@@ -353,7 +362,8 @@ export class TraceEncoder {
     if (stateOnly && this.dedupe) {
       // The hot path's shortcut: a string value (or the same value object) and the same children, nothing to copy.
       const prev = this.last.get(r);
-      if (prev && prev.status === status && prev.rawValue === s.value && prev.rawChildren === s.children) {
+      const quiet = prev !== undefined && (prev.context === s.context || t - prev.at < CONTEXT_SAMPLE_MS);
+      if (prev && quiet && prev.status === status && prev.rawValue === s.value && prev.rawChildren === s.children) {
         this.stats.unchanged++;
         return undefined;
       }
@@ -366,15 +376,15 @@ export class TraceEncoder {
       const valueKey = value === undefined ? '' : JSON.stringify(value);
       const childKey = childIds.join('\u0000');
       const prev = this.last.get(r);
-      // After a hot event only a change of state counts: its context changes with every relayed action.
-      const sameContext = stateOnly || prev?.context === s.context;
+      // After a hot event a changed context counts only once a CONTEXT_SAMPLE_MS: it changes with every relayed action.
+      const sameContext = prev?.context === s.context || (stateOnly && prev !== undefined && t - prev.at < CONTEXT_SAMPLE_MS);
       if (prev && prev.status === status && prev.value === valueKey && sameContext && prev.children === childKey) {
         this.stats.unchanged++;
         prev.rawValue = s.value;
         prev.rawChildren = s.children;
         return undefined;
       }
-      this.last.set(r, { status, value: valueKey, rawValue: s.value, rawChildren: s.children, context: s.context, children: childKey });
+      this.last.set(r, { status, value: valueKey, rawValue: s.value, rawChildren: s.children, context: s.context, children: childKey, at: t });
     }
     const out: TraceSnapshotLine['snapshot'] = { status };
     if (value !== undefined) out.value = value;

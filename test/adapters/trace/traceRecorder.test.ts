@@ -395,7 +395,7 @@ function nest(depth: number): unknown {
 }
 
 describe('hot events', () => {
-  it('counts the hot path once a second instead of writing it, and still writes a change of state', async () => {
+  it('counts the hot path once a second instead of writing it, writes a change of state, and samples a changed context once a second', async () => {
     const { createActor, setup, assign, SimulatedClock } = await import('xstate');
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
@@ -436,7 +436,15 @@ describe('hot events', () => {
     const counts = lines.filter((l) => l.type === '@trace.counts') as unknown as { counts: Record<string, Record<string, number>> }[];
     expect(counts.reduce((n, l) => n + (l.counts.relayer?.relay ?? 0), 0)).toBe(1000);
     expect(counts.length).toBeGreaterThanOrEqual(2);
-    const values = lines.filter((l) => l.type === '@xstate.snapshot').map((l) => (l as { snapshot: { value: string } }).snapshot.value);
-    expect(values).toEqual(['Running', 'Full', 'Running']);
+    const snapshots = lines.filter((l) => l.type === '@xstate.snapshot') as unknown as { t: number; snapshot: { value: string; context: { n: number } } }[];
+    // The start; the context changed by relays, sampled at most once a second (t 1000 and 2000 of the 2500 ms of
+    // relays, 100 relays to each 250 ms); then each change of state.
+    expect(snapshots.map((l) => [l.t, l.snapshot.value, l.snapshot.context.n])).toEqual([
+      [0, 'Running', 0],
+      [1000, 'Running', 401],
+      [2000, 'Running', 801],
+      [2250, 'Full', 1000],
+      [2500, 'Running', 1000],
+    ]);
   });
 });
