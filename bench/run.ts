@@ -7,6 +7,7 @@ const benches: { name: string; load: () => Promise<{ run(): Promise<void> }> }[]
   { name: 'seal', load: () => import('./seal.bench.ts') },
   { name: 'latency', load: () => import('./latency.bench.ts') },
   { name: 'hostRelay', load: () => import('./hostRelay.bench.ts') },
+  { name: 'resync', load: () => import('./resync.bench.ts') },
 ];
 
 const filters = process.argv.slice(2);

@@ -68,3 +68,5 @@ export type {
   BuildCommitPayload,
   ActionRefusedPayload,
 } from './payloads/actions.ts';
+export { CHUNK_KINDS, encodeChunkPayload, decodeChunkPayload } from './chunkCodec.ts';
+export type { ChunkKind } from './chunkCodec.ts';

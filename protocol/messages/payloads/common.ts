@@ -4,6 +4,7 @@
 import { LIMITS } from '../limits.ts';
 import { arr, bytes, clip, int, lenient, num, obj, oneOf, refine, sha256Hex, str, uint } from '../schema.ts';
 import type { OptionalSchema, Schema } from '../schema.ts';
+import type { Base64 } from '../../base64.ts';
 
 /** A player id: 0 = the host's own game, 1..65534 a player. */
 export const playerId = (): Schema<number> => int(0, LIMITS.maxPlayerId);
@@ -60,14 +61,15 @@ export interface ChunkPayload {
   data: Uint8Array;
 }
 
-export const chunk = (): Schema<ChunkPayload> =>
+/** The chunk schema; `base64` as in `bytes` (the save path passes Node's, protocol/messages/chunkCodec.ts). */
+export const chunk = (base64?: Base64): Schema<ChunkPayload> =>
   refine(
     obj({
       id: counter(),
       index: uint(LIMITS.maxChunks - 1),
       count: int(1, LIMITS.maxChunks),
       sha256: sha256Hex(),
-      data: bytes({ min: 1, max: LIMITS.chunkBytes }),
+      data: bytes({ min: 1, max: LIMITS.chunkBytes, ...(base64 ? { base64 } : {}) }),
     }),
     (v, path) => (v.index < v.count ? undefined : `${path}.index: not below count (${v.count})`),
   );

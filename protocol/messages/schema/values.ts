@@ -1,7 +1,8 @@
 // Scalar and string schemas of the validator kit: booleans, bounded integers and doubles, literals, Unicode text
 // counted in code points, SHA-256 hex and base64 byte arrays (spec: Frame JSON conventions).
 
-import { fromBase64, toBase64 } from '../../bytes.ts';
+import { pureBase64 } from '../../base64.ts';
+import type { Base64 } from '../../base64.ts';
 import { fail, ok } from './core.ts';
 import type { Schema } from './core.ts';
 
@@ -136,23 +137,25 @@ export interface BytesOptions {
   min?: number;
   /** Most bytes. */
   max: number;
+  /** The base64 implementation (default the pure one; the save path passes Node's, protocol/base64.ts). */
+  base64?: Base64;
 }
 
 /** A byte array, canonical padded base64 in JSON (RFC 4648 §4), a `Uint8Array` in TypeScript. */
 export function bytes(options: BytesOptions): Schema<Uint8Array> {
-  const { min = 0, max } = options;
+  const { min = 0, max, base64 = pureBase64 } = options;
   const maxChars = 4 * Math.ceil(max / 3);
   const size = min === max ? `exactly ${max} bytes` : `${min} to ${max} bytes`;
   return {
     check(v, path) {
       if (typeof v !== 'string') return fail(path, 'expected a base64 string');
       if (v.length > maxChars) return fail(path, `longer than ${max} bytes`);
-      const decoded = fromBase64(v);
+      const decoded = base64.decode(v);
       if (decoded === undefined) return fail(path, 'not canonical base64');
       if (decoded.length > max) return fail(path, `longer than ${max} bytes`);
       if (decoded.length < min) return fail(path, `expected ${size}`);
       return ok(decoded);
     },
-    toJson: (v) => toBase64(v),
+    toJson: (v) => base64.encode(v),
   };
 }

@@ -1,0 +1,257 @@
+// Resync save transfer (issue 11 item 10): a 256 MiB save (FEVERLINK3_BENCH_RESYNC_MIB to change) from the host to 7
+// players on 127.0.0.1, each player its own process (this file forked with --resync-receiver). Measured in the same
+// run, interleaved raw / save / raw / save:
+//   raw:    read 256 KiB, SHA-256, seal once (the bare data), write the frame to 7 sockets; the players count bytes.
+//   raw+rx: the same, with players that open each frame, hash it and write it to a file (the pipeline mirrored).
+//   save: hashFile (the announcement) + SaveSender (encode through nodeBase64, seal once, bounded queues, spool) to 7
+//         players that open, decode, check, write a temp file and verify the SHA-256 (SaveReceiver).
+// Prints seconds, MB/s, the ratio save/raw (goal ≥ 0.7) and the peak RSS of the host and of the players (goal < 256
+// MiB: the save is never whole in memory). Asserts nothing.
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeBase64 } from '../adapters/base64/nodeBase64.ts';
+import { realClock } from '../adapters/clock.ts';
+import { nodeCrypto } from '../adapters/crypto/nodeCrypto.ts';
+import { hashFile } from '../adapters/saves/hashFile.ts';
+import { SaveReceiver } from '../adapters/saves/saveReceiver.ts';
+import { SaveSender, transferPeerOf } from '../adapters/saves/saveSender.ts';
+import { connectTcp, listenTcp } from '../adapters/transport/tcp.ts';
+import { CHUNK_BYTES } from '../machines/rules/resyncChunks.ts';
+import { decodeChunkPayload, Kind } from '../protocol/messages/index.ts';
+import { Opener, Sealer } from '../protocol/seal.ts';
+
+const RECEIVERS = Number(process.env.FEVERLINK3_BENCH_RESYNC_PLAYERS ?? 7);
+const MIB = 1_048_576;
+
+type Job = { mode: 'raw' | 'rawMirror' | 'save'; port: number; keyHex: string; dir: string; expectBytes: number };
+type Report = { done: true; maxRssMiB: number } | { done: false; error: string };
+
+// ---- the player process ---------------------------------------------------------------------------------------
+
+async function receiverMain(): Promise<void> {
+  process.on('message', (raw) => {
+    const job = raw as Job | { quit: true };
+    if ('quit' in job) process.exit(0);
+    void runJob(job).then(
+      () => process.send!({ done: true, maxRssMiB: process.resourceUsage().maxRSS / 1024 } satisfies Report),
+      (error: unknown) => process.send!({ done: false, error: String(error) } satisfies Report),
+    );
+  });
+  process.send!({ up: true });
+}
+
+async function runJob(job: Job): Promise<void> {
+  const key = nodeCrypto.aesGcm(Buffer.from(job.keyHex, 'hex'));
+  const conn = await connectTcp({ host: '127.0.0.1', port: job.port });
+  await new Promise<void>((resolve, reject) => {
+    if (job.mode === 'raw') {
+      // The raw baseline's player reads the frames and counts the data; nothing else.
+      let got = 0;
+      conn.onFrame((frame) => {
+        got += frame.body.length - 16;
+        if (got >= job.expectBytes) resolve();
+      });
+      return;
+    }
+    if (job.mode === 'rawMirror') {
+      // The raw pipeline mirrored on the player: open, SHA-256, write at its place in a file; no base64, no JSON.
+      const opener = new Opener(key);
+      const hash = createHash('sha256');
+      let got = 0;
+      let writes = Promise.resolve();
+      const file = open(join(job.dir, 'raw.part'), 'w');
+      conn.onFrame((frame) => {
+        const opened = opener.open(frame);
+        if (!opened.ok) return reject(new Error(`frame: ${opened.reason}`));
+        const data = opened.payload;
+        hash.update(data);
+        const at = got;
+        got += data.length;
+        writes = writes.then(async () => void (await (await file).write(data, 0, data.length, at)));
+        if (got >= job.expectBytes) void writes.then(async () => (hash.digest(), await (await file).close(), resolve()));
+      });
+      return;
+    }
+    const opener = new Opener(key);
+    const receiver = new SaveReceiver({ dir: job.dir, clock: realClock, onReceived: () => resolve() });
+    conn.onFrame((frame) => {
+      const opened = opener.open(frame);
+      if (!opened.ok) return reject(new Error(`frame: ${opened.reason}`));
+      const chunk = decodeChunkPayload('ResyncChunk', opened.payload, nodeBase64);
+      if (!chunk.ok) return reject(new Error(chunk.reason));
+      receiver.accept(chunk.value);
+    });
+  });
+  conn.close('done');
+}
+
+// ---- the host (bench) side ------------------------------------------------------------------------------------
+
+class Player {
+  readonly child: ChildProcess;
+  readonly up: Promise<void>;
+  #waiter: ((r: Report) => void) | undefined;
+  constructor() {
+    this.child = fork(import.meta.filename, ['--resync-receiver'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.up = new Promise((resolve) => this.child.once('message', () => resolve()));
+    this.child.on('message', (m) => {
+      if ((m as { up?: boolean }).up) return;
+      this.#waiter?.(m as Report);
+    });
+  }
+  run(job: Job): Promise<Report> {
+    return new Promise((resolve) => {
+      this.#waiter = resolve;
+      this.child.send(job);
+    });
+  }
+}
+
+async function writeSave(path: string, bytes: number): Promise<void> {
+  const file = await open(path, 'w');
+  const block = randomBytes(4 * MIB);
+  for (let at = 0; at < bytes; at += block.length) {
+    block[0] = at & 255; // no two blocks alike
+    await file.write(block, 0, Math.min(block.length, bytes - at), at);
+  }
+  await file.close();
+}
+
+/** Peak RSS of this process while `work` runs, sampled every 20 ms (the bench's own process, not its lifetime). */
+async function sampledRss<T>(work: () => Promise<T>): Promise<{ value: T; peakMiB: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  try {
+    const value = await work();
+    return { value, peakMiB: Math.max(peak, process.memoryUsage().rss) / MIB };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** The raw pipeline: read, SHA-256, seal once, write the frame to every socket, waiting for the slowest to drain. */
+async function rawSend(path: string, bytes: number, sockets: Socket[], sealer: Sealer): Promise<void> {
+  const file = await open(path, 'r');
+  const hash = createHash('sha256');
+  const data = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (let at = 0; at < bytes; at += CHUNK_BYTES) {
+    const { bytesRead } = await file.read(data, 0, Math.min(CHUNK_BYTES, bytes - at), at);
+    hash.update(data.subarray(0, bytesRead));
+    const frame = sealer.seal(Kind.ResyncChunk, data.subarray(0, bytesRead));
+    const waits = sockets.filter((s) => !s.write(frame)).map((s) => new Promise((r) => s.once('drain', r)));
+    if (waits.length > 0) await Promise.all(waits);
+  }
+  hash.digest();
+  await file.close();
+}
+
+async function rawRun(players: Player[], path: string, bytes: number, keyHex: string, dir: string, mode: 'raw' | 'rawMirror') {
+  const sockets: Socket[] = [];
+  const server = createServer({ noDelay: true }, (s) => sockets.push(s));
+  await new Promise<void>((r) => server.listen({ host: '127.0.0.1', port: 0 }, r));
+  const port = (server.address() as AddressInfo).port;
+  const started = performance.now();
+  const reports = players.map((p, i) => p.run({ mode, port, keyHex, dir: join(dir, `p${i}`), expectBytes: bytes }));
+  while (sockets.length < players.length) await new Promise((r) => setImmediate(r));
+  const sealer = new Sealer(nodeCrypto.aesGcm(Buffer.from(keyHex, 'hex')), 0);
+  const { peakMiB } = await sampledRss(() => rawSend(path, bytes, sockets, sealer));
+  const results = await Promise.all(reports);
+  const seconds = (performance.now() - started) / 1000;
+  for (const s of sockets) s.destroy();
+  server.close();
+  return { seconds, hostPeakMiB: peakMiB, results };
+}
+
+async function saveRun(players: Player[], path: string, bytes: number, keyHex: string, dir: string) {
+  const listener = await listenTcp({ host: '127.0.0.1', port: 0 });
+  const conns: Parameters<Parameters<typeof listener.onConnection>[0]>[0][] = [];
+  listener.onConnection((c) => conns.push(c));
+  const started = performance.now();
+  const reports = players.map((p, i) => p.run({ mode: 'save', port: listener.port, keyHex, dir: join(dir, `p${i}`), expectBytes: bytes }));
+  while (conns.length < players.length) await new Promise((r) => setImmediate(r));
+  const sealer = new Sealer(nodeCrypto.aesGcm(Buffer.from(keyHex, 'hex')), 0);
+  let sentAt = 0;
+  const { peakMiB, value: sent } = await sampledRss(async () => {
+    const digest = await hashFile(path);
+    const sender = new SaveSender(
+      {
+        id: 1,
+        path,
+        ...digest,
+        sealChunk: (p) => sealer.seal(Kind.ResyncChunk, p),
+        base64: nodeBase64,
+        clock: realClock,
+        spoolDir: dir,
+        ...(process.env.FEVERLINK3_BENCH_RESYNC_WINDOW ? { windowChunks: Number(process.env.FEVERLINK3_BENCH_RESYNC_WINDOW) } : {}),
+      },
+      new Map(conns.map((c, i) => [i + 1, transferPeerOf(c)])),
+    );
+    const result = await sender.start();
+    sentAt = performance.now();
+    return result;
+  });
+  const results = await Promise.all(reports);
+  const seconds = (performance.now() - started) / 1000;
+  await listener.close('done');
+  return { seconds, senderSeconds: (sentAt - started) / 1000, hostPeakMiB: peakMiB, results, spooled: sent.spooled };
+}
+
+export async function run(): Promise<void> {
+  const mib = Number(process.env.FEVERLINK3_BENCH_RESYNC_MIB ?? 256);
+  const bytes = mib * MIB;
+  // Seven players on one VM would share one disk: their 7 × 256 MiB of writes measure the disk, not the transfer. The
+  // players' folders (and the host's file) go to /dev/shm when there is one (FEVERLINK3_BENCH_RESYNC_DIR to choose).
+  const base = process.env.FEVERLINK3_BENCH_RESYNC_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
+  const dir = await mkdtemp(join(base, 'fl3-resync-bench-'));
+  try {
+    const { mkdir } = await import('node:fs/promises');
+    for (let i = 0; i < RECEIVERS; i++) await mkdir(join(dir, `p${i}`));
+    const path = join(dir, 'host.sav');
+    await writeSave(path, bytes);
+    // A fresh key for every run: each run's sealer starts its counter at 1 again, and a nonce never repeats under a key.
+    const freshKey = () => randomBytes(32).toString('hex');
+    const players = Array.from({ length: RECEIVERS }, () => new Player());
+    await Promise.all(players.map((p) => p.up));
+    console.log(`resync: a ${mib} MiB save to ${RECEIVERS} players on 127.0.0.1 (each player a process; files in ${base}), raw / save interleaved`);
+    const raws: number[] = [];
+    const mirrors: number[] = [];
+    const saves: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const mode of ['raw', 'rawMirror'] as const) {
+        const raw = await rawRun(players, path, bytes, freshKey(), dir, mode);
+        const bad = raw.results.find((r) => !r.done);
+        if (bad) throw new Error(`${mode}: ${(bad as { error: string }).error}`);
+        (mode === 'raw' ? raws : mirrors).push(raw.seconds);
+        const label = mode === 'raw' ? 'raw   ' : 'raw+rx';
+        console.log(`  ${label} ${raw.seconds.toFixed(2)} s  ${(mib / raw.seconds).toFixed(1)} MiB/s  host peak RSS ${raw.hostPeakMiB.toFixed(0)} MiB`);
+      }
+      const save = await saveRun(players, path, bytes, freshKey(), dir);
+      const failed = save.results.find((r) => !r.done);
+      if (failed) throw new Error(`save: ${(failed as { error: string }).error}`);
+      saves.push(save.seconds);
+      const playerPeak = Math.max(...save.results.map((r) => (r.done ? r.maxRssMiB : 0)));
+      console.log(
+        `  save  ${save.seconds.toFixed(2)} s  ${(mib / save.seconds).toFixed(1)} MiB/s  (host done handing out at ${save.senderSeconds.toFixed(2)} s, ${save.spooled} chunks spooled)` +
+          `  host peak RSS ${save.hostPeakMiB.toFixed(0)} MiB  player peak RSS ${playerPeak.toFixed(0)} MiB (lifetime max)`,
+      );
+      for (let i = 0; i < RECEIVERS; i++) {
+        await rm(join(dir, `p${i}`, 'feverlink3-resync-1.sav'), { force: true });
+        await rm(join(dir, `p${i}`, 'raw.part'), { force: true });
+      }
+    }
+    const best = (xs: number[]) => Math.min(...xs);
+    console.log(`  ratio save/raw (throughput, best of 2 each): ${(best(raws) / best(saves)).toFixed(2)}  (goal ≥ 0.7; raw players only count bytes)`);
+    console.log(`  ratio save/raw+rx (players open, hash and write in both): ${(best(mirrors) / best(saves)).toFixed(2)}`);
+    console.log(`  host lifetime max RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (includes the bench itself)`);
+    for (const p of players) p.child.send({ quit: true });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes('--resync-receiver')) void receiverMain();
