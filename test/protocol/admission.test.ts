@@ -31,8 +31,10 @@ describe('connect token', () => {
   });
 
   it('round trips, alone and as the whole launch argument', () => {
+    const seen = { ticket: 0, none: 0 };
     fc.assert(
       fc.property(steamId, hex(16), fc.option(hex(16), { nil: undefined }), (host, session, ticket) => {
+        seen[ticket === undefined ? 'none' : 'ticket']++;
         const token: ConnectToken = ticket === undefined ? { host, session } : { host, session, ticket };
         const payload = encodeConnectToken(token);
         expect(utf8(payload).length).toBeLessThanOrEqual(MAX_CONNECT_TOKEN_BYTES);
@@ -41,6 +43,33 @@ describe('connect token', () => {
       }),
       { numRuns: 500 },
     );
+    // Both shapes (the overlay invite's, with a ticket, and rich presence's, without): about 400 and 100.
+    expect(seen.ticket).toBeGreaterThanOrEqual(200);
+    expect(seen.none).toBeGreaterThanOrEqual(40);
+  });
+
+  it('refuses for its length exactly the texts over 255 bytes, both ways, at the cap', () => {
+    // Texts around the cap: a token's start, then hex or two-byte characters up to 240–270 bytes. One of 255 bytes
+    // or fewer is never refused for its length (it may be for its shape); one over is always, before its shape.
+    const seen = { under: 0, atCap: 0, over: 0 };
+    fc.assert(
+      fc.property(fc.integer({ min: 240, max: 270 }), fc.nat(8), fc.boolean(), (bytes, wide, spaced) => {
+        const start = `1:${HOST}:${SESSION}:`;
+        const fill = bytes - start.length - 2 * wide;
+        const text = `${start}${'é'.repeat(wide)}${'a'.repeat(fill)}`;
+        expect(utf8(text).length).toBe(bytes);
+        const result = parseConnectToken(spaced ? `  +feverlink3_join ${text}\n` : text);
+        const forLength = !result.ok && result.reason.includes('at most 255');
+        expect(forLength, `${bytes} bytes: ${result.ok ? 'ok' : result.reason}`).toBe(bytes > MAX_CONNECT_TOKEN_BYTES);
+        if (bytes > MAX_CONNECT_TOKEN_BYTES) seen.over++;
+        else seen.under++;
+        if (bytes === MAX_CONNECT_TOKEN_BYTES) seen.atCap++;
+      }),
+      { numRuns: 300 },
+    );
+    expect(seen.under).toBeGreaterThanOrEqual(60);
+    expect(seen.over).toBeGreaterThanOrEqual(60);
+    expect(seen.atCap).toBeGreaterThanOrEqual(1);
   });
 
   it('reads upper-case hex and surrounding spaces, and gives the hex back in lower case', () => {
@@ -92,13 +121,17 @@ describe('connect token', () => {
   });
 
   it('never throws, whatever it is given', () => {
+    const reasons = new Set<string>();
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.anything()), (text) => {
         const result = parseConnectToken(text as string);
         expect(typeof result.ok).toBe('boolean');
+        if (!result.ok) reasons.add(result.reason.replace(/\d+/g, 'N'));
       }),
       { numRuns: 3000 },
     );
+    // It reached past the first checks: not text, empty, not a token, a field count (measured: 5–6 kinds).
+    expect(reasons.size).toBeGreaterThanOrEqual(3);
   });
 
   it.each([
@@ -132,14 +165,59 @@ describe('admission messages', () => {
   });
 
   it('round trips every kind', () => {
+    const kinds = new Map<string, number>();
     fc.assert(
       fc.property(message, (m) => {
+        const kind = m.type === 'request' && m.ticket !== undefined ? 'request+ticket' : m.type;
+        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
         const bytes = encodeAdmission(m);
         expect(bytes.length).toBeLessThanOrEqual(4 + MAX_ADMISSION_JSON_BYTES);
         expect(decodeAdmission(bytes)).toEqual({ ok: true, message: m });
       }),
       { numRuns: 1000 },
     );
+    // Every kind, and a request with and without its ticket (measured about 250 each; 210 and 35–45 requests).
+    for (const kind of ['request+ticket', 'waiting', 'admitted', 'refused']) {
+      expect(kinds.get(kind) ?? 0, kind).toBeGreaterThanOrEqual(120);
+    }
+    expect(kinds.get('request') ?? 0, 'request without a ticket').toBeGreaterThanOrEqual(15);
+  });
+
+  it('at the 2048-byte JSON cap, both ways: encodes and decodes exactly what fits, refuses what does not', () => {
+    // A refused reason or a request name sized to put the JSON at 2030–2070 bytes, with multi-byte characters.
+    const seen = { fits: 0, atCap: 0, over: 0 };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2030, max: 2070 }),
+        fc.nat(10),
+        fc.constantFrom('refused', 'request'),
+        (size, wide, type) => {
+          const shell = (text: string): AdmissionMessage =>
+            type === 'refused' ? { type, reason: text } : { type, session: SESSION, name: text, version: '1' };
+          const empty = utf8(JSON.stringify(shell(''))).length;
+          const text = 'ü'.repeat(wide) + 'x'.repeat(size - empty - 2 * wide);
+          const m = shell(text);
+          const json = JSON.stringify(m);
+          expect(utf8(json).length).toBe(size);
+          const fits = size <= MAX_ADMISSION_JSON_BYTES;
+          if (fits) {
+            expect(decodeAdmission(encodeAdmission(m))).toEqual({ ok: true, message: m });
+          } else {
+            expect(() => encodeAdmission(m)).toThrow(/at most 2048/);
+          }
+          const decoded = decodeAdmission(raw(json));
+          expect(decoded.ok, `${size} bytes`).toBe(fits);
+          if (!decoded.ok) expect(decoded.reason).toContain('at most 2048');
+          if (fits) seen.fits++;
+          else seen.over++;
+          if (size === MAX_ADMISSION_JSON_BYTES) seen.atCap++;
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(seen.fits).toBeGreaterThanOrEqual(60);
+    expect(seen.over).toBeGreaterThanOrEqual(60);
+    expect(seen.atCap).toBeGreaterThanOrEqual(1);
   });
 
   it('reads upper-case hex, ignores unknown fields and takes a null ticket as none', () => {
@@ -196,6 +274,7 @@ describe('admission messages', () => {
   });
 
   it('never throws on any JSON value or any bytes after the magic', () => {
+    const reasons = new Set<string>();
     fc.assert(
       fc.property(fc.anything({ withNullPrototype: true, withObjectString: true }), (value) => {
         let json: string | undefined;
@@ -206,15 +285,27 @@ describe('admission messages', () => {
         }
         const result = decodeAdmission(raw(json ?? 'undefined'));
         expect(typeof result.ok).toBe('boolean');
+        if (!result.ok) reasons.add(result.reason);
       }),
       { numRuns: 2000 },
     );
+    // The values reached the JSON and object checks, not only the parse (measured: 3 kinds of refusal).
+    expect(reasons).toContain('admission: not JSON');
+    expect(reasons).toContain('admission: not a JSON object');
+    const tails = { over: 0, notUtf8: 0 };
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 3000 }), (tail) => {
-        expect(typeof decodeAdmission(concatBytes(utf8('FL3A'), tail)).ok).toBe('boolean');
+      // size 'max': lengths spread to 3000 (fast-check's default size keeps them under a few dozen bytes).
+      fc.property(fc.uint8Array({ maxLength: 3000, size: 'max' }), (tail) => {
+        const result = decodeAdmission(concatBytes(utf8('FL3A'), tail));
+        expect(typeof result.ok).toBe('boolean');
+        if (!result.ok && result.reason.includes('at most 2048')) tails.over++;
+        if (!result.ok && result.reason.includes('not UTF-8')) tails.notUtf8++;
       }),
       { numRuns: 1000 },
     );
+    // Tails over the cap and tails of bad UTF-8 under it (measured: about 290 and 695 of 1000).
+    expect(tails.over).toBeGreaterThanOrEqual(150);
+    expect(tails.notUtf8).toBeGreaterThanOrEqual(400);
     expect(decodeAdmission('FL3A{}' as unknown as Uint8Array).ok).toBe(false);
   });
 

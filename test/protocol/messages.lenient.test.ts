@@ -173,6 +173,9 @@ describe('fields the spec names without a shape: an odd one is dropped, not the 
     const all = Object.entries(LENIENT_FIELDS).flatMap(([kind, paths]) =>
       paths.map((p) => [kind as KindName, p] as const),
     );
+    // Coverage: every lenient field, each both kept (the odd value was valid for it) and dropped.
+    const kept = new Map<string, number>();
+    const dropped = new Map<string, number>();
     fc.assert(
       fc.property(fc.constantFrom(...all), fc.jsonValue({ maxDepth: 4 }), ([kind, path], odd) => {
         const value = base(kind, path.startsWith('hop.') ? 'hop' : path);
@@ -180,12 +183,21 @@ describe('fields the spec names without a shape: an odd one is dropped, not the 
         setAt(value, path, odd);
         const r = validatePayload(kind, value);
         if (!r.ok) return false;
+        const key = `${kind}.${path}`;
+        const counts = has(r.value, path) ? kept : dropped;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
         // Whatever was kept validates again on its own: decode → encode → decode is stable.
         const again = validatePayload(kind, JSON.parse(payloadToJson(kind, r.value)));
         return again.ok && payloadToJson(kind, again.value) === payloadToJson(kind, r.value);
       }),
       { seed: 20261024, numRuns: 2000 },
     );
+    // Measured with this seed: every one of the 42 fields dropped 26–58 times; 36 of them kept at least once (167
+    // in all). Random JSON never makes a valid value of the six with a structured shape (Session/Welcome resync,
+    // Reject/Kicked mods, ActionRefused.class, Action.hop.l): the cases above keep and drop those by hand.
+    for (const [kind, path] of all) expect(dropped.get(`${kind}.${path}`) ?? 0, `${kind}.${path} dropped`).toBeGreaterThanOrEqual(12);
+    expect(kept.size, 'fields kept at least once').toBeGreaterThanOrEqual(30);
+    expect([...kept.values()].reduce((a, b) => a + b, 0), 'values kept').toBeGreaterThanOrEqual(100);
   });
 });
 

@@ -126,26 +126,51 @@ describe('R5 model differential', () => {
   }
 
   it('bitmap window = Set model on counters 1..300, sequences ≤ 500', () => {
+    const seen = { accepted: 0, repeat: 0, tooOld: 0 };
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 300 }), { maxLength: 500 }), (counters) => {
         const window = new ReplayWindow();
         const model = new SetModel();
-        for (const c of counters) expect(offer(window, BigInt(c))).toBe(model.offer(BigInt(c)));
+        let highest = 0;
+        for (const c of counters) {
+          const verdict = offer(window, BigInt(c));
+          expect(verdict).toBe(model.offer(BigInt(c)));
+          // accepted; refused as a repeat inside the window; refused as older than the window
+          seen[verdict === 'A' ? 'accepted' : c <= highest - 64 ? 'tooOld' : 'repeat']++;
+          if (verdict === 'A') highest = Math.max(highest, c);
+        }
       }),
       { numRuns: 10_000 },
     );
+    // Measured: about 27 000 accepted, 220 repeats inside the window, 20 500 older than the window.
+    expect(seen.accepted).toBeGreaterThanOrEqual(10_000);
+    expect(seen.repeat).toBeGreaterThanOrEqual(100);
+    expect(seen.tooOld).toBeGreaterThanOrEqual(10_000);
   });
 
   it('also near the top of the u64 range and with out-of-range values', () => {
     const top = 2n ** 64n - 1n;
     const counter = fc.oneof(fc.bigInt({ min: top - 200n, max: top + 2n }), fc.constantFrom(0n, -1n));
+    const seen = { accepted: 0, top: 0, refused: 0, outOfRange: 0 };
     fc.assert(
       fc.property(fc.array(counter, { maxLength: 300 }), (counters) => {
         const window = new ReplayWindow();
         const model = new SetModel();
-        for (const c of counters) expect(offer(window, c)).toBe(model.offer(c));
+        for (const c of counters) {
+          const verdict = offer(window, c);
+          expect(verdict).toBe(model.offer(c));
+          if (verdict === 'A' && c === top) seen.top++;
+          else if (verdict === 'A') seen.accepted++;
+          else if (c < 1n || c > top) seen.outOfRange++;
+          else seen.refused++;
+        }
       }),
       { numRuns: 1000 },
     );
+    // Measured: about 1 790 accepted, 16 of them the top counter itself, 570 refused in range, 2 400 out of range.
+    expect(seen.accepted).toBeGreaterThanOrEqual(800);
+    expect(seen.top).toBeGreaterThanOrEqual(3);
+    expect(seen.refused).toBeGreaterThanOrEqual(250);
+    expect(seen.outOfRange).toBeGreaterThanOrEqual(1000);
   });
 });

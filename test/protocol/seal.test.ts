@@ -192,6 +192,9 @@ describe('R2 verify-then-commit', () => {
       counter: fc.integer({ min: 1, max: 150 }),
       forgedBefore: fc.array(fc.oneof(fc.constant(-1), fc.integer({ min: 1, max: 400 })), { maxLength: 3 }),
     });
+    // Coverage: genuine frames accepted and refused (replays), and genuine frames accepted right after a forgery
+    // with their own counter (the forgery must not have used up the counter).
+    const seen = { accepted: 0, refused: 0, acceptedAfterOwnForgery: 0 };
     fc.assert(
       fc.property(fc.array(step, { maxLength: 20 }), (steps) => {
         const clean = new Opener(nodeKey);
@@ -203,12 +206,19 @@ describe('R2 verify-then-commit', () => {
             expect(mixed.open(cached(forger, 'forged', c)).ok).toBe(false);
           }
           const genuine = cached(nodeKey, 'genuine', BigInt(counter));
-          expect(mixed.open(genuine).ok).toBe(clean.open(genuine).ok);
+          const ok = mixed.open(genuine).ok;
+          expect(ok).toBe(clean.open(genuine).ok);
+          seen[ok ? 'accepted' : 'refused']++;
+          if (ok && forgedBefore.includes(-1)) seen.acceptedAfterOwnForgery++;
         }
         expect(mixed.highest(1)).toBe(clean.highest(1));
       }),
       { numRuns: 2000 },
     );
+    // Measured: about 6 700 accepted, 2 800 refused, 3 600 accepted after a forgery with their own counter.
+    expect(seen.accepted).toBeGreaterThanOrEqual(3000);
+    expect(seen.refused).toBeGreaterThanOrEqual(1200);
+    expect(seen.acceptedAfterOwnForgery).toBeGreaterThanOrEqual(1500);
   });
 });
 
@@ -262,9 +272,11 @@ describe('differential node ⇄ noble', () => {
     const sealKey = sealWith.aesGcm(KEY);
     const otherSealKey = openWith.aesGcm(KEY);
     const opener = new Opener(openWith.aesGcm(KEY));
+    // Payloads of under one AES block, of several, and of hundreds of bytes (size 'max' spreads them to 2000).
+    const seen = { underBlock: 0, blocks: 0, long: 0 };
     fc.assert(
       fc.property(
-        fc.uint8Array({ maxLength: 2000 }),
+        fc.uint8Array({ maxLength: 2000, size: 'max' }),
         fc.integer({ min: 0, max: 65535 }),
         fc.bigInt({ min: 1n, max: 2n ** 64n - 1n }),
         fc.integer({ min: 0, max: 255 }),
@@ -275,9 +287,14 @@ describe('differential node ⇄ noble', () => {
           const result = new Opener(openWith.aesGcm(KEY)).open(frame(wire));
           expect(result.ok && toHex(result.payload)).toBe(toHex(payload));
           opener.open(frame(wire)); // one long-lived opener as well: must never throw
+          seen[payload.length < 16 ? 'underBlock' : payload.length < 256 ? 'blocks' : 'long']++;
         },
       ),
       { numRuns: 300 },
     );
+    // Measured of 300: 20–25 under a block, 37–43 of several blocks, about 238 long.
+    expect(seen.underBlock).toBeGreaterThanOrEqual(5);
+    expect(seen.blocks).toBeGreaterThanOrEqual(12);
+    expect(seen.long).toBeGreaterThanOrEqual(120);
   });
 });

@@ -73,6 +73,9 @@ describe('flushPauseOrder', () => {
       holds: fc.integer({ min: 0, max: 3 }),
       stops: fc.array(fc.nat(1e6), { minLength: 1, maxLength: 4 }),
     });
+    // Coverage: flushes with several items, flushes whose stamp the floor held (the furthest stop was lower), and
+    // flushes of nothing.
+    const reached = { several: 0, floorHeld: 0, empty: 0 };
     fc.assert(
       fc.property(fc.array(step, { maxLength: 20 }), (steps) => {
         let order: PauseOrder = createPauseOrder();
@@ -82,7 +85,11 @@ describe('flushPauseOrder', () => {
           for (let i = 0; i < holds; i++) order = holdPauseAction(order, action(1, i)).order;
           const ready = flushReady(new Map(stops.map((t, id) => [id, t] as const)), stops.map((_, id) => id));
           if (!ready.ready) throw new Error('every game reported stop');
-          const flushed = flushPauseOrder(order, flushStamp(ready.furthestStop, order.floor));
+          const stamp = flushStamp(ready.furthestStop, order.floor);
+          const flushed = flushPauseOrder(order, stamp);
+          if (flushed.items.length > 1) reached.several++;
+          if (flushed.items.length === 0) reached.empty++;
+          else if (order.floor !== undefined && ready.furthestStop < order.floor) reached.floorHeld++;
           order = flushed.order;
           for (const item of flushed.items) {
             expect(item.stamp).toBeGreaterThanOrEqual(lastStamp);
@@ -94,5 +101,9 @@ describe('flushPauseOrder', () => {
         }
       }),
     );
+    // Measured over 100 runs: several 202–239, floor held 161–178, empty 95–125 (flushes in all).
+    expect(reached.several).toBeGreaterThanOrEqual(80);
+    expect(reached.floorHeld).toBeGreaterThanOrEqual(60);
+    expect(reached.empty).toBeGreaterThanOrEqual(30);
   });
 });

@@ -22,23 +22,31 @@ describe('roundUpToStep', () => {
   });
 
   it('gives the smallest step boundary at or after t (game times are integers)', () => {
+    // Times on a step boundary mixed in (a random t is on one once in 200): both branches, counted.
+    const seen = { on: 0, off: 0 };
     fc.assert(
-      fc.property(fc.nat(2 ** 45), (t) => {
+      fc.property(fc.oneof(fc.nat(2 ** 45), fc.nat(2 ** 37).map((k) => k * STEP)), (t) => {
         const r = roundUpToStep(t);
         expect(r % STEP).toBe(0);
         expect(r).toBeGreaterThanOrEqual(t);
         expect(r - t).toBeLessThan(STEP);
+        seen[t % STEP === 0 ? 'on' : 'off']++;
       }),
     );
+    expect(seen.on).toBeGreaterThanOrEqual(25);
+    expect(seen.off).toBeGreaterThanOrEqual(25);
   });
 
   it('never lands below a fractional t either (sub-nanosecond values left out: t / STEP underflows)', () => {
+    const seen = { fractional: 0, whole: 0 };
     fc.assert(
       fc.property(fc.double({ min: 1e-9, max: 1e12, noNaN: true }), (t) => {
         expect(roundUpToStep(t)).toBeGreaterThanOrEqual(t);
         expect(roundUpToStep(t) % STEP).toBe(0);
+        seen[Number.isInteger(t) ? 'whole' : 'fractional']++;
       }),
     );
+    expect(seen.fractional).toBeGreaterThanOrEqual(50);
   });
 });
 
@@ -55,6 +63,7 @@ describe('extrapolate', () => {
   });
 
   it('is monotone in now', () => {
+    const seen = { moved: 0, standing: 0 };
     fc.assert(
       fc.property(
         fc.nat(1e9),
@@ -66,9 +75,14 @@ describe('extrapolate', () => {
           const [early, late] = a <= b ? [a, b] : [b, a];
           const clock = { t, speed, receivedAt };
           expect(extrapolate(clock, late)).toBeGreaterThanOrEqual(extrapolate(clock, early));
+          if (speed > 0 && extrapolate(clock, late) > extrapolate(clock, early)) seen.moved++;
+          if (speed === 0) seen.standing++;
         },
       ),
     );
+    // Moving clocks that did advance between the two moments, and standing ones (about 40 and 25 of 100).
+    expect(seen.moved).toBeGreaterThanOrEqual(10);
+    expect(seen.standing).toBeGreaterThanOrEqual(8);
   });
 });
 
@@ -94,14 +108,21 @@ describe('maxClock', () => {
 
   it('is at least every pacing game’s extrapolated time', () => {
     const arbGame = fc.record({ t: fc.nat(1e9), speed: fc.constantFrom(0, 1, 2, 4), at: fc.nat(1e5) });
+    const seen = { several: 0, extrapolated: 0 };
     fc.assert(
       fc.property(fc.array(arbGame, { minLength: 1, maxLength: 8 }), fc.nat(2e5), (specs, now) => {
         const games = specs.map((s, i) => game(i, s.t, s.speed as 0 | 1 | 2 | 4, s.at));
         const max = maxClock(games, now)!;
         for (const g of games) expect(max).toBeGreaterThanOrEqual(extrapolate(g.clock!, now));
         expect(games.some((g) => extrapolate(g.clock!, now) === max)).toBe(true);
+        if (games.length > 1) seen.several++;
+        const top = games.find((g) => extrapolate(g.clock!, now) === max)!;
+        if (top.clock!.t !== max) seen.extrapolated++;
       }),
     );
+    // Several games, and a maximum that is an extrapolation, not a reported t (expected: about 85 and 45 of 100).
+    expect(seen.several).toBeGreaterThanOrEqual(40);
+    expect(seen.extrapolated).toBeGreaterThanOrEqual(15);
   });
 });
 
@@ -113,8 +134,10 @@ describe('futureStamp', () => {
   });
 
   it('is a step boundary at least maxClock + 2 steps (+ lead steps) ahead', () => {
+    const seen = { on: 0, off: 0 };
     fc.assert(
-      fc.property(fc.nat(2 ** 45), fc.integer({ min: 2, max: 32 }), (max, lead) => {
+      fc.property(fc.oneof(fc.nat(2 ** 45), fc.nat(2 ** 37).map((k) => k * STEP)), fc.integer({ min: 2, max: 32 }), (max, lead) => {
+        seen[max % STEP === 0 ? 'on' : 'off']++;
         const stamp = futureStamp(max, lead);
         expect(stamp % STEP).toBe(0);
         expect(stamp).toBeGreaterThanOrEqual(max + 2 * STEP);
@@ -122,5 +145,8 @@ describe('futureStamp', () => {
         expect(stamp).toBeLessThan(max + (lead + 3) * STEP);
       }),
     );
+    // maxClock on a step boundary and off one (about 50 each of 100).
+    expect(seen.on).toBeGreaterThanOrEqual(25);
+    expect(seen.off).toBeGreaterThanOrEqual(25);
   });
 });
