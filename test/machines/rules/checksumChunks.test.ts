@@ -1,0 +1,66 @@
+// Chunk sizing and spread (machines/rules/checksumChunks.ts; spec "Chunk size and detail", "Spread full rounds").
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  CHUNK_BUDGET_NS,
+  DEFAULT_CHUNK,
+  MAX_CHUNK,
+  MIN_CHUNK,
+  chunkChangeText,
+  chunkFor,
+  createChunkSizing,
+  recordCost,
+  resize,
+  spreadSteps,
+} from '../../../machines/rules/checksumChunks.ts';
+
+describe('chunk sizing', () => {
+  it('sizes the chunk so the slowest game spends about 12 ms a step, at most twice the last, 50..4000', () => {
+    expect(chunkFor(60_000, 200)).toBe(200); // 12 ms / 60 µs = 200
+    expect(chunkFor(1_000, 200)).toBe(400); // would be 12 000: at most twice the last
+    expect(chunkFor(1_000, 3_000)).toBe(MAX_CHUNK);
+    expect(chunkFor(10_000_000, 200)).toBe(MIN_CHUNK);
+    expect(chunkFor(120_000, 200)).toBe(100); // shrinking has no step limit
+  });
+
+  it('takes the dearest of each present game’s last three rounds; a game gone no longer counts', () => {
+    let s = createChunkSizing();
+    for (const ns of [90_000, 10_000, 10_000, 10_000]) s = recordCost(s, 1, ns); // the 90 µs round is 4 rounds old
+    s = recordCost(s, 2, 30_000);
+    const a = resize(s, [0, 1, 2]);
+    expect(a.sizing.chunk).toBe(400); // 12 ms / 30 µs = 400, twice 200
+    expect(a.change).toEqual({ from: DEFAULT_CHUNK, to: 400, game: 2, entityNs: 30_000 });
+    expect(chunkChangeText(a.change!, 'bo')).toBe('checksum chunk: 400 entities a step from now on (slowest bo: 30.00 µs an entity, was 200)');
+    const b = resize(a.sizing, [0, 1]);
+    expect(b.sizing.chunk).toBe(800);
+    expect(b.sizing.costs.has(2)).toBe(false);
+    expect(resize(b.sizing, [0, 1]).sizing.chunk).toBe(1200);
+    expect(resize(resize(b.sizing, [0, 1]).sizing, [0, 1]).change).toBeUndefined(); // 12 ms / 10 µs reached: no change
+  });
+
+  it('without costs the chunk stays; a cost that is not a positive number is ignored', () => {
+    const s = recordCost(recordCost(createChunkSizing(), 1, 0), 1, Number.NaN);
+    expect(resize(s, [1])).toEqual({ sizing: { chunk: DEFAULT_CHUNK, costs: new Map() } });
+  });
+
+  it('the chunk stays within 50..4000 and within the budget unless the floor forbids it (random costs)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.double({ min: 1, max: 1e7, noNaN: true })), { minLength: 1, maxLength: 60 }), (costs) => {
+        let s = createChunkSizing();
+        for (const [game, ns] of costs) {
+          const last = s.chunk;
+          s = resize(recordCost(s, game, ns), [0, 1, 2, 3]).sizing;
+          expect(s.chunk).toBeGreaterThanOrEqual(MIN_CHUNK);
+          expect(s.chunk).toBeLessThanOrEqual(Math.min(MAX_CHUNK, 2 * last));
+          const worst = Math.max(...[...s.costs.values()].flat());
+          if (s.chunk > MIN_CHUNK) expect(s.chunk * worst).toBeLessThanOrEqual(CHUNK_BUDGET_NS);
+        }
+      }),
+      { numRuns: 200, seed: 4000 },
+    );
+  });
+
+  it('spread is the game speed, 1..4 steps', () => {
+    expect([0, 1, 2, 4, 8].map(spreadSteps)).toEqual([1, 1, 2, 4, 4]);
+  });
+});
