@@ -1,10 +1,10 @@
 // The live side of the inspector: an inspection observer (given to every actor of a launcher beside the trace
-// recorder's) that turns XState's events into trace lines with the recorder's own encoder (inspect/traceLine.ts),
+// recorder's) that turns XState's events into trace lines with the recorder's own encoder (inspect/traceEncoder.ts),
 // keeps a bounded backlog for a page that opens later, hands each new line to the open pages, and collects the
 // chart of every machine it sees run (so a chart not in inspect/machineCatalog.ts is drawn all the same).
 import type { InspectionEvent } from 'xstate';
 import { chartOf, type ChartDefinition } from './chartDefinition.ts';
-import { TraceEncoder } from './traceLine.ts';
+import { TraceEncoder } from './traceEncoder.ts';
 
 export interface InspectorSource {
   /** The lines so far (a live feed: a bounded backlog). */

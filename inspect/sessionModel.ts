@@ -1,8 +1,8 @@
-// What the inspector shows at one point of a trace: the lines (inspect/traceLine.ts) folded, in order, into each
+// What the inspector shows at one point of a trace: the lines (inspect/traceFormat.ts) folded, in order, into each
 // actor's current state (by its stable name, a systemId where it has one), the delayed events still pending with
 // when they fire on the session clock, the event log, and the players' names. The page folds the live stream into it
 // line by line and replays a recorded trace up to the timeline's cursor; tests read a fixture through it. Pure.
-import type { SafeEvent, TraceLine } from './traceLine.ts';
+import type { SafeEvent, TraceLine } from './traceFormat.ts';
 
 export interface ActorView {
   /** The stable name: systemId (`slot:2`), else `<parent>/<id>`, else the sessionId. */

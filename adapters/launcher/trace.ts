@@ -11,7 +11,7 @@ import { startInspectorServer } from '../../inspect/server.ts';
 import { startupError } from '../cli/failure.ts';
 
 /**
- * The hot path's events: counted once a second in the trace, not written one by one (inspect/traceLine.ts `hot`).
+ * The hot path's events: counted once a second in the trace, not written one by one (inspect/traceEncoder.ts `hot`).
  * A frame from a connection and a line from the game as the session's root actor hears them from its adapter actors
  * (`conn:<id>`, `link`), a relayed Action or clock (in, out, and the in-flight bookkeeping), the 10 Hz tick (also as
  * the pause order and the pacing charts get it), the round trips and the slots' ping. What changes a state is still

@@ -1,11 +1,11 @@
-// Reading a recorded trace back (adapters/trace/traceRecorder.ts writes it; inspect/traceLine.ts is the
+// Reading a recorded trace back (adapters/trace/traceRecorder.ts writes it; inspect/traceFormat.ts is the
 // format): one file, or a session folder's rotated set oldest first. A torn last line (the process ended in the
 // middle of a write) is skipped.
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseTrace, type TraceLine } from '../../inspect/traceLine.ts';
+import { parseTrace, type TraceLine } from '../../inspect/traceFormat.ts';
 
-export { actorsIn, parseTrace, type TraceLine } from '../../inspect/traceLine.ts';
+export { actorsIn, parseTrace, type TraceLine } from '../../inspect/traceFormat.ts';
 
 /** The lines of one trace file. A missing file reads as no lines. */
 export async function readTrace(path: string): Promise<TraceLine[]> {

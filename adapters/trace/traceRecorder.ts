@@ -1,6 +1,6 @@
 // The trace recorder (DESIGN.md "Actors": every actor of a launcher is created with its one `inspect` observer,
 // and this writes those events to `trace.jsonl` in the session folder, which the inspector replays and bug reports
-// carry). The line format is inspect/traceLine.ts; this file is the I/O: a bounded queue, asynchronous
+// carry). The line format is inspect/traceFormat.ts, the encoder inspect/traceEncoder.ts; this file is the I/O: a bounded queue, asynchronous
 // appends (one at a time, so order is kept and the event loop never waits on the disk), rotation by size to
 // trace.1.jsonl … trace.<files-1>.jsonl, and a write failure logged once that never throws.
 import { appendFileSync, mkdirSync } from 'node:fs';
@@ -9,7 +9,8 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InspectionEvent } from 'xstate';
 import type { Clock, LogFn } from '../../actors/ports.ts';
-import { TRACE_FORMAT, TRACE_VERSION, TraceEncoder, type EncoderOptions, type TraceFileLine } from '../../inspect/traceLine.ts';
+import { TRACE_FORMAT, TRACE_VERSION, type TraceFileLine } from '../../inspect/traceFormat.ts';
+import { TraceEncoder, type EncoderOptions } from '../../inspect/traceEncoder.ts';
 
 export interface TraceRecorderOptions extends EncoderOptions {
   /** The session folder. Created if missing. */

@@ -5,7 +5,7 @@
 // events counts down with the wall clock between lines.
 import type { ChartDefinition } from '../chartDefinition.ts';
 import { applyLine, emptyModel, modelAt, playerLabel, type SessionModel } from '../sessionModel.ts';
-import { parseTrace, type TraceLine } from '../traceLine.ts';
+import { parseTrace, type TraceLine } from '../traceFormat.ts';
 import { renderActors, renderChart, renderLog, renderPending, renderRounds, rel, syncOptions, type View } from './render.ts';
 import { ROUND_ACTORS } from '../waitPanel.ts';
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { modelAt, playerLabel, stateText } from '../../inspect/sessionModel.ts';
-import { parseTrace, type TraceLine } from '../../inspect/traceLine.ts';
+import { parseTrace, type TraceLine } from '../../inspect/traceFormat.ts';
 import { formatLeft, waitPanels, waitedPlayers } from '../../inspect/waitPanel.ts';
 
 const fixture = readFileSync(new URL('./fixtures/stalled-round.trace.jsonl', import.meta.url), 'utf8');

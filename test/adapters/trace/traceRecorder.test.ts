@@ -1,4 +1,4 @@
-// Tests of the trace recorder (adapters/trace/traceRecorder.ts) and its line format (inspect/traceLine.ts):
+// Tests of the trace recorder (adapters/trace/traceRecorder.ts) and its line format (inspect/traceFormat.ts, inspect/traceEncoder.ts):
 // a small actor system on a simulated clock records into a real temp folder and is read back; rotation, hostile
 // payloads, a slow disk (the bounded queue) and failing writes.
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assign, createActor, emit, fromCallback, sendTo, setup, SimulatedClock } from 'xstate';
 import type { LogFn } from '../../../actors/ports.ts';
-import { parseTrace, TraceEncoder, type TraceLine } from '../../../inspect/traceLine.ts';
+import { parseTrace, type TraceLine } from '../../../inspect/traceFormat.ts';
+import { TraceEncoder } from '../../../inspect/traceEncoder.ts';
 import { actorsIn, readTrace, readTraceDir, traceFiles } from '../../../adapters/trace/readTrace.ts';
 import { createTraceRecorder } from '../../../adapters/trace/traceRecorder.ts';
 

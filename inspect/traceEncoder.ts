@@ -1,127 +1,18 @@
-// The trace line format (DESIGN.md "Actors": every actor is created with the launcher's one `inspect` observer;
-// the recorder writes those events to `trace.jsonl`). Pure: turns XState v5 inspection events into bounded JSON
-// lines and parses them back; no `node:` imports, no clock reads (the caller passes `now`), so the inspector page
-// can replay a trace with the same code. The I/O half is adapters/trace/traceRecorder.ts.
-//
-// Line types (one JSON object per line; `t` is the session clock in ms, `actor` the stable name):
-//   @trace.file      the first line of every file: format, version, seq (and wall, the wall clock at `t`)
-//   @xstate.actor    an actor was created: parent, machine id, systemId
-//   @xstate.event    an event reached `actor` (from `source`, if another actor sent it); `scheduled` names the
-//                    @trace.schedule line of a delayed event when it is delivered
-//   @xstate.snapshot the actor's state after an event: status, value, a bounded context, children, output, error
-//   @trace.schedule  a delayed event was scheduled (`after`, delayed raise or sendTo): id, to, event, delay, due
-//   @trace.cancel    a still pending delayed event was cancelled (its state was left first)
-//   @trace.emit      an `emit(...)` notice of the actor (its outputs to the launcher)
-//   @xstate.action   an action ran (only with `actions: true`; otherwise only counted)
-//   @trace.dropped   `count` lines were dropped because the disk was slower than the actors
+// The trace encoder: turns XState v5 inspection events into bounded JSON lines of the trace format
+// (inspect/traceFormat.ts). Pure: no `node:` imports, no clock reads (the caller passes `now`), so the inspector's
+// live feed and the recorder (adapters/trace/traceRecorder.ts, the I/O half) write the same lines.
 import type { InspectionEvent } from 'xstate';
-
-export const TRACE_FORMAT = 'feverlink3.trace';
-export const TRACE_VERSION = 1;
-
-interface LineBase {
-  /** Session clock, ms (the launcher's clock, the one the actors schedule with), rounded to 1 µs. */
-  t: number;
-  /** Set when a value in the line was cut to fit its budget (see `EncoderOptions`). */
-  truncated?: true;
-}
-
-interface ActorLineBase extends LineBase {
-  /** The actor's stable name: its systemId; else `<parent>/<id>` for an actor with an id; else its sessionId. */
-  actor: string;
-  /** XState's sessionId (`x:12`): tells apart two actors that had the same name at different times. */
-  sessionId: string;
-}
-
-export interface TraceFileLine extends LineBase {
-  type: '@trace.file';
-  format: typeof TRACE_FORMAT;
-  version: number;
-  /** 0 for the first file the recorder opened, +1 at each rotation. */
-  seq: number;
-  /** Wall clock (ms since 1970) at `t`, when the recorder was given one. */
-  wall?: number;
-}
-
-export interface TraceActorLine extends ActorLineBase {
-  type: '@xstate.actor';
-  /** The parent's stable name (absent for a root actor). */
-  parent?: string;
-  /** The machine's id (`lockstep`, `hostHandshake` …) when the actor runs a state machine. */
-  machine?: string;
-  systemId?: string;
-}
-
-export interface TraceEventLine extends ActorLineBase {
-  type: '@xstate.event';
-  /** The sending actor's stable name; absent when sent from outside the actors (`actor.send`). */
-  source?: string;
-  event: SafeEvent;
-  /** The id of the @trace.schedule line this delivery ends (a delayed event arriving). */
-  scheduled?: string;
-}
-
-export interface TraceSnapshotLine extends ActorLineBase {
-  type: '@xstate.snapshot';
-  /** Only the type of the event that led here (the @xstate.event line before has the whole event). */
-  event: { type: string };
-  snapshot: {
-    status: 'active' | 'done' | 'error' | 'stopped' | string;
-    value?: unknown;
-    context?: unknown;
-    /** Child id → the child's stable name. */
-    children?: Record<string, string>;
-    output?: unknown;
-    error?: unknown;
-  };
-}
-
-export interface TraceScheduleLine extends ActorLineBase {
-  type: '@trace.schedule';
-  /** The send id (`xstate.after.<delay>.<state id>` for `after`); `#n` when the action gave none. */
-  id: string;
-  /** Stable name of the receiver (the actor itself for `after` and a delayed raise). */
-  to: string;
-  event: SafeEvent;
-  delay: number;
-  /** `t + delay`: when the clock fires it. */
-  due: number;
-}
-
-export interface TraceCancelLine extends ActorLineBase {
-  type: '@trace.cancel';
-  id: string;
-}
-
-export interface TraceEmitLine extends ActorLineBase {
-  type: '@trace.emit';
-  event: SafeEvent;
-}
-
-export interface TraceActionLine extends ActorLineBase {
-  type: '@xstate.action';
-  action: { type: string; params?: unknown };
-}
-
-export interface TraceDroppedLine extends LineBase {
-  type: '@trace.dropped';
-  count: number;
-}
-
-export type TraceLine =
-  | TraceFileLine
-  | TraceActorLine
-  | TraceEventLine
-  | TraceSnapshotLine
-  | TraceScheduleLine
-  | TraceCancelLine
-  | TraceEmitLine
-  | TraceActionLine
-  | TraceDroppedLine
-  | TraceCountsLine;
-
-/** An event made JSON-safe: `type` and the payload fields (bounded). */
-export type SafeEvent = { type: string; [k: string]: unknown };
+import type {
+  TraceActionLine,
+  TraceActorLine,
+  TraceCountsLine,
+  TraceDroppedLine,
+  TraceEventLine,
+  TraceSnapshotLine,
+  TraceLine,
+} from './traceFormat.ts';
+import { utf8Length } from '../protocol/bytes.ts';
+import { errorOf, MAX_ITEMS, SafeCopier, type Budget, type RefLike } from './traceValues.ts';
 
 export interface EncoderOptions {
   /** A line longer than this (UTF-8 bytes, newline excluded) is cut down to its identifying fields. 16 KiB. */
@@ -145,14 +36,6 @@ export interface EncoderOptions {
   hot?: ReadonlySet<string>;
 }
 
-/** The counts of hot events since the last `@trace.counts` line: actor → event type → n. */
-export interface TraceCountsLine extends LineBase {
-  type: '@trace.counts';
-  /** The session clock when counting started (ms). */
-  since: number;
-  counts: Record<string, Record<string, number>>;
-}
-
 export interface EncoderStats {
   /** Lines with a value cut to fit. */
   truncated: number;
@@ -166,24 +49,6 @@ export interface EncoderStats {
 
 /** Pending delayed events remembered at most (the oldest forgotten first); each actor's go when it stops. */
 const MAX_PENDING = 10_000;
-const MAX_DEPTH = 8;
-const MAX_ITEMS = 64;
-const MAX_STRING = 1024;
-const CUT = '$…';
-
-interface RefLike {
-  sessionId: string;
-  id?: string;
-  systemId?: string;
-  options?: { systemId?: string };
-  _parent?: RefLike;
-  logic?: { config?: unknown; root?: unknown };
-}
-
-interface Budget {
-  left: number;
-  cut: boolean;
-}
 
 interface Pending {
   id: string;
@@ -215,6 +80,7 @@ export const CONTEXT_SAMPLE_MS = 1000;
  */
 export class TraceEncoder {
   readonly stats: EncoderStats = { truncated: 0, unchanged: 0, actions: 0, ignored: 0 };
+  private readonly copy = new SafeCopier((ref) => this.nameOf(ref));
   private readonly names = new WeakMap<object, string>();
   private readonly last = new WeakMap<object, LastSnapshot>();
   /** sessionId of the scheduling actor → send id → what was scheduled. */
@@ -342,7 +208,7 @@ export class TraceEncoder {
       actor: this.nameOf(r),
       sessionId: r.sessionId,
       source: source ? this.nameOf(source) : undefined,
-      event: this.safeEvent(event, budget),
+      event: this.copy.event(event, budget),
       scheduled: source ? this.delivered((source as RefLike).sessionId, event) : undefined,
     };
     return this.finish(line, budget.cut);
@@ -370,7 +236,7 @@ export class TraceEncoder {
     }
     if (status !== 'active') this.forgetPending(r.sessionId);
     const budget: Budget = { left: 1024, cut: false };
-    const value = s.value === undefined ? undefined : this.safe(s.value, budget, 0, []);
+    const value = s.value === undefined ? undefined : this.copy.value(s.value, budget, 0, []);
     const childIds = s.children && typeof s.children === 'object' ? Object.keys(s.children) : [];
     if (this.dedupe) {
       const valueKey = value === undefined ? '' : JSON.stringify(value);
@@ -390,7 +256,7 @@ export class TraceEncoder {
     if (value !== undefined) out.value = value;
     if (s.context !== undefined && this.contextBytes > 0) {
       const contextBudget: Budget = { left: this.contextBytes, cut: false };
-      out.context = this.safe(s.context, contextBudget, 0, []);
+      out.context = this.copy.value(s.context, contextBudget, 0, []);
       budget.cut ||= contextBudget.cut;
     }
     if (childIds.length > 0) {
@@ -398,7 +264,7 @@ export class TraceEncoder {
       for (const id of childIds.slice(0, MAX_ITEMS)) children[id] = this.nameOf(s.children![id]);
       out.children = children;
     }
-    if (s.output !== undefined) out.output = this.safe(s.output, { left: 1024, cut: false }, 0, []);
+    if (s.output !== undefined) out.output = this.copy.value(s.output, { left: 1024, cut: false }, 0, []);
     if (s.error !== undefined) out.error = errorOf(s.error);
     const e = event as { type?: unknown } | undefined;
     const line: TraceSnapshotLine = {
@@ -429,7 +295,7 @@ export class TraceEncoder {
         sessionId: r.sessionId,
         id,
         to: this.targetOf(action.type, params.to, r),
-        event: this.safeEvent(params.event, budget),
+        event: this.copy.event(params.event, budget),
         delay: params.delay,
         due: round(t + params.delay),
       };
@@ -439,12 +305,12 @@ export class TraceEncoder {
         line = { t, type: '@trace.cancel', actor: this.nameOf(r), sessionId: r.sessionId, id: params.sendId };
       }
     } else if (action.type === 'xstate.emit' && this.emits) {
-      line = { t, type: '@trace.emit', actor: this.nameOf(r), sessionId: r.sessionId, event: this.safeEvent(params.event, budget) };
+      line = { t, type: '@trace.emit', actor: this.nameOf(r), sessionId: r.sessionId, event: this.copy.event(params.event, budget) };
     }
     if (line) return this.finish(line, budget.cut);
     if (!this.actions) return undefined;
     const full: TraceActionLine = { t, type: '@xstate.action', actor: this.nameOf(r), sessionId: r.sessionId, action: { type: action.type } };
-    if (action.params !== undefined) full.action.params = this.safe(action.params, budget, 0, []);
+    if (action.params !== undefined) full.action.params = this.copy.value(action.params, budget, 0, []);
     return this.finish(full, budget.cut);
   }
 
@@ -495,135 +361,6 @@ export class TraceEncoder {
     return undefined;
   }
 
-  private safeEvent(event: unknown, budget: Budget): SafeEvent {
-    const e = event as { type?: unknown } | null | undefined;
-    const type = e && typeof e === 'object' && typeof e.type === 'string' ? e.type : '';
-    if (!e || typeof e !== 'object') return { type };
-    const out: SafeEvent = { type };
-    let n = 0;
-    let keys: string[];
-    try {
-      keys = Object.keys(e);
-    } catch {
-      return { type, $unreadable: true };
-    }
-    for (const key of keys) {
-      if (key === 'type') continue;
-      if (n++ >= MAX_ITEMS || budget.left <= 0) {
-        out.$more = keys.length - n + 1;
-        budget.cut = true;
-        break;
-      }
-      budget.left -= key.length + 4;
-      out[key] = this.safe(read(e, key), budget, 1, [e]);
-    }
-    return out;
-  }
-
-  /**
-   * A JSON-safe copy of `v` within `budget` (about JSON bytes). Byte arrays become their length only (they may be
-   * keys, nonces or save chunks, and traces travel in bug reports); bigint → {$bigint}; functions → {$fn}; actor refs
-   * → {$actor: name}; cycles → {$cycle}; Map/Set → {$map}/{$set}; deeper than 8, longer than 64 items or 1024
-   * characters, or past the budget → cut (`$…`, `$more`), and `budget.cut` is set.
-   */
-  private safe(v: unknown, budget: Budget, depth: number, stack: unknown[]): unknown {
-    if (budget.left <= 0) {
-      budget.cut = true;
-      return CUT;
-    }
-    switch (typeof v) {
-      case 'string':
-        if (v.length > MAX_STRING || v.length > budget.left) {
-          const keep = Math.max(0, Math.min(MAX_STRING, budget.left));
-          budget.cut = true;
-          budget.left -= keep + 2;
-          return `${v.slice(0, keep)}${CUT}`;
-        }
-        budget.left -= v.length + 2;
-        return v;
-      case 'number':
-        budget.left -= 8;
-        return Number.isFinite(v) ? v : String(v);
-      case 'boolean':
-        budget.left -= 5;
-        return v;
-      case 'undefined':
-        return undefined;
-      case 'bigint':
-        budget.left -= 16;
-        return { $bigint: v.toString() };
-      case 'function':
-        budget.left -= 16;
-        return { $fn: v.name || 'anonymous' };
-      case 'symbol':
-        budget.left -= 16;
-        return { $symbol: v.description ?? '' };
-    }
-    if (v === null) {
-      budget.left -= 4;
-      return null;
-    }
-    const o = v as object;
-    if (stack.includes(o)) {
-      budget.left -= 12;
-      return { $cycle: true };
-    }
-    budget.left -= 2;
-    try {
-      if (isActorRef(o)) return { $actor: this.nameOf(o) };
-      if (ArrayBuffer.isView(o)) return { $bytes: o.byteLength };
-      if (o instanceof ArrayBuffer) return { $bytes: o.byteLength };
-      if (o instanceof Date) return Number.isNaN(o.getTime()) ? 'Invalid Date' : o.toISOString();
-      if (o instanceof Error) return errorOf(o, 256);
-      if (depth >= MAX_DEPTH) {
-        budget.cut = true;
-        return CUT;
-      }
-      stack.push(o);
-      try {
-        if (Array.isArray(o)) return this.items(o, o.length, budget, depth, stack);
-        if (o instanceof Map) return { $map: this.items([...o.entries()].slice(0, MAX_ITEMS + 1), o.size, budget, depth, stack) };
-        if (o instanceof Set) return { $set: this.items([...o.values()].slice(0, MAX_ITEMS + 1), o.size, budget, depth, stack) };
-        if (o instanceof Promise || o instanceof WeakMap || o instanceof WeakSet) return { $object: o.constructor.name };
-        const out: Record<string, unknown> = {};
-        const keys = Object.keys(o);
-        let n = 0;
-        for (const key of keys) {
-          if (n >= MAX_ITEMS || budget.left <= 0) {
-            out.$more = keys.length - n;
-            budget.cut = true;
-            break;
-          }
-          n++;
-          budget.left -= key.length + 4;
-          const value = this.safe(read(o, key), budget, depth + 1, stack);
-          if (value !== undefined) out[key] = value;
-        }
-        return out;
-      } finally {
-        stack.pop();
-      }
-    } catch {
-      return { $unreadable: true };
-    }
-  }
-
-  private items(list: readonly unknown[], size: number, budget: Budget, depth: number, stack: unknown[]): unknown[] {
-    const out: unknown[] = [];
-    for (let i = 0; i < list.length && i < size; i++) {
-      if (i >= MAX_ITEMS || budget.left <= 0) {
-        out.push({ $more: size - i });
-        budget.cut = true;
-        break;
-      }
-      const value = this.safe(list[i], budget, depth + 1, stack);
-      out.push(value === undefined ? null : value);
-      budget.left -= 1;
-    }
-    return out;
-  }
-
-  /** The JSON text of `line`, at most maxLineBytes: else the line keeps only its identifying fields. */
   private finish(line: TraceLine, cut: boolean): string {
     if (cut) {
       line.truncated = true;
@@ -645,67 +382,7 @@ export class TraceEncoder {
   }
 }
 
-/** Parses trace text: one object per line; a line that does not parse (a torn last line) is skipped. */
-export function parseTrace(text: string): TraceLine[] {
-  const out: TraceLine[] = [];
-  for (const raw of text.split('\n')) {
-    if (raw.length === 0) continue;
-    try {
-      const value: unknown = JSON.parse(raw);
-      if (value && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string') out.push(value as TraceLine);
-    } catch {
-      // a torn line (the process ended in the middle of a write): skipped
-    }
-  }
-  return out;
-}
-
-/** The actor names (systemIds where the actor has one) the lines mention, in order of first appearance. */
-export function actorsIn(lines: Iterable<TraceLine>): string[] {
-  const seen = new Set<string>();
-  for (const line of lines) {
-    if ('actor' in line && typeof line.actor === 'string') seen.add(line.actor);
-  }
-  return [...seen];
-}
-
-function isActorRef(o: object): o is RefLike {
-  const r = o as { sessionId?: unknown; send?: unknown; getSnapshot?: unknown };
-  return typeof r.sessionId === 'string' && typeof r.send === 'function' && typeof r.getSnapshot === 'function';
-}
-
-function read(o: object, key: string): unknown {
-  try {
-    return (o as Record<string, unknown>)[key];
-  } catch {
-    return { $unreadable: true };
-  }
-}
-
-function errorOf(err: unknown, stackChars = 2000): unknown {
-  if (err instanceof Error) {
-    const out: Record<string, string> = { $error: err.name, message: err.message.slice(0, 1024) };
-    if (stackChars > 256 && err.stack) out.stack = err.stack.slice(0, stackChars);
-    return out;
-  }
-  return { $error: 'thrown', message: String(err).slice(0, 1024) };
-}
-
+/** Session ms to the microsecond. */
 function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
-}
-
-/** UTF-8 length of a string (lone surrogates count 3, as TextEncoder writes U+FFFD). */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
