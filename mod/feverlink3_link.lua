@@ -137,6 +137,19 @@ function M.append(name, text)
   return true
 end
 
+--- Replaces the whole content of a small file of the session folder that only the mod writes (mod_state.txt).
+-- Returns true, or false and the reason.
+function M.writeFile(name, text)
+  if not dir then return false, 'no session folder' end
+  -- io.open('wb')/write: not official; the mod's own state file, read again by a re-initialised mod.
+  local f, err = io.open(M.path(name), 'wb')
+  if not f then return false, tostring(err) end
+  local ok, werr = f:write(text)
+  f:close()
+  if not ok then return false, tostring(werr) end
+  return true
+end
+
 --- A writer that restarts after a crash may find its file ending in a torn line. Lua's io cannot truncate, and
 -- rewriting the file would look to the reader like a replaced file, so the torn tail is ended with '\n': the
 -- reader reports that one line as malformed and skips it. Returns true when a tail was terminated.

@@ -62,21 +62,35 @@ function M.isPacing(id, peer, stalledIds)
   return true
 end
 
+--- True when a peer bounds this game's barrier (lockstep.md "The input barrier", "Stalls"): every peer with a
+-- clock that has not left, except an outsider (relayed stalled with no safe). A stalled peer still bounds it:
+-- through the host's promise, which its PeerClock carries as safe (dropping it instead let a game run past
+-- actions the stalled game had promised not to stamp below: a fork the simulator found).
+function M.bounds(id, peer)
+  if peer == nil or peer.t == nil or peer.left then return false end
+  if peer.stalled and peer.safe == nil then return false end
+  return true
+end
+
 --- The time a pacing peer lets this game reach: min(safe, need). A peer without a promise (no safe) holds the
--- game at its own clock, rounded up to a step.
+-- game at its own clock, rounded up to a step. A stalled peer: the host's promise (its relayed safe) alone.
 function M.peerBound(peer)
   local b = peer.safe
   if b == nil then b = M.roundUp(peer.t) end
+  if peer.stalled then return b end
   return minOpt(b, peer.need)
 end
 
---- The input barrier: min over pacing peers of min(safe, need), and over the stamps of pause-order flushes not
--- read completely (an item whose pauseUpto is above pauseRead). nil = nothing holds the game (alone).
--- peers: {[id] = peer}; flushItems: list of {stamp, pauseUpto}; pauseRead: highest pauseSeq read.
+--- The input barrier: min over the peers that bound it (M.bounds) of min(safe, need) — the host's promise for a
+-- stalled one — and over the stamps of pause-order flushes not read completely (an item whose pauseUpto is above
+-- pauseRead). nil = nothing holds the game (alone). A peer only listed in Session.stalled (its stalled PeerClock
+-- not read yet) still bounds it by its own last promise, the lower one.
+-- peers: {[id] = peer}; stalledIds: kept for the callers (the list does not free a peer); flushItems: list of
+-- {stamp, pauseUpto}; pauseRead: highest pauseSeq read.
 function M.barrier(peers, stalledIds, flushItems, pauseRead)
   local b
   for id, peer in pairs(peers) do
-    if M.isPacing(id, peer, stalledIds) then b = minOpt(b, M.peerBound(peer)) end
+    if M.bounds(id, peer) then b = minOpt(b, M.peerBound(peer)) end
   end
   if flushItems then
     for _, item in ipairs(flushItems) do

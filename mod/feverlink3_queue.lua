@@ -136,6 +136,21 @@ function Queue:remove(from, seq)
   return nil
 end
 
+--- Takes out, without applying them, the items for which drop(item) is true (they stay seen). Returns how many.
+function Queue:dropWhere(drop)
+  local keep, dropped = {}, 0
+  for _, item in ipairs(self.items) do
+    if drop(item) then
+      taken(self, item)
+      dropped = dropped + 1
+    else
+      keep[#keep + 1] = item
+    end
+  end
+  self.items = keep
+  return dropped
+end
+
 --- The queued items of one kind, in order (a copy of the list; the items themselves are shared).
 function Queue:ofKind(kind)
   local out = {}

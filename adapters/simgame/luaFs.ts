@@ -1,14 +1,48 @@
-// The file and process functions the simulated game gives the mod's Lua state, backed by node:fs and
-// the real clock (wasmoon's own io/os work on an in-memory file system). Bytes cross between JS and
-// Lua as hex, because wasmoon converts strings as UTF-8 and a read by position may cut a character.
+// The file and process functions the simulated game gives the mod's Lua state. The files live behind a seam,
+// LuaFileBackend: node:fs by default (nodeLuaFiles below), or an in-memory session folder (luaMemoryFiles.ts) so a
+// whole session runs with no files at all (the simulator). Bytes cross between JS and Lua as hex, because wasmoon
+// converts strings as UTF-8 and a read by position may cut a character.
 // Spec: docs/ENGINE.md §4 (the io/os subset), filelink-contract (O_APPEND, one write per batch).
 import {
   closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { LuaMultiReturn } from 'wasmoon';
 
+/** One open file of a backend: its size now, reads by position, writes (at a position, or at the end: append). */
+export interface LuaOpenFile {
+  size(): number;
+  /** Reads up to buffer.length bytes at `position` into buffer; returns how many. */
+  read(buffer: Buffer, position: number): number;
+  /** Writes `data` at `position`, or at the end when `position` is null (O_APPEND); returns the bytes written. */
+  write(data: Buffer, position: number | null): number;
+  close(): void;
+}
+
+/** The files the mod sees. Failures throw errors with a `code` (ENOENT, EISDIR, …) as node:fs does. */
+export interface LuaFileBackend {
+  /** flags: r, w, a, r+, w+, a+ (node's meaning). */
+  open(path: string, flags: string): LuaOpenFile;
+  rename(from: string, to: string): void;
+  remove(path: string): void;
+}
+
+/** The real files (node:fs). */
+export const nodeLuaFiles: LuaFileBackend = {
+  open(path, flags) {
+    const fd = openSync(path, flags);
+    return {
+      size: () => fstatSync(fd).size,
+      read: (buffer, position) => readSync(fd, buffer, 0, buffer.length, position),
+      write: (data, position) => (position === null ? writeSync(fd, data) : writeSync(fd, data, 0, data.length, position)),
+      close: () => closeSync(fd),
+    };
+  },
+  rename: (from, to) => renameSync(from, to),
+  remove: (path) => unlinkSync(path),
+};
+
 interface Handle {
-  fd: number;
+  file: LuaOpenFile;
   pos: number;
   readable: boolean;
   writable: boolean;
@@ -26,6 +60,18 @@ const FLAGS: Readonly<Record<string, { flags: string; readable: boolean; writabl
   'a+': { flags: 'a+', readable: true, writable: true, append: true },
 };
 
+/**
+ * Bytes for Lua as a string: 'A' and the bytes themselves when every one is 1..127 (UTF-8 is then the identity,
+ * and the link's lines almost always are), else 'H' and hex. The prelude's `tobytes` undoes it.
+ */
+function toLua(bytes: Buffer): string {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 0 || b > 127) return 'H' + bytes.toString('hex');
+  }
+  return 'A' + bytes.toString('latin1');
+}
+
 const fail = (message: string, code = 0): LuaMultiReturn => LuaMultiReturn.from([undefined, message, code]);
 
 function errorText(path: string, e: unknown): LuaMultiReturn {
@@ -42,6 +88,10 @@ export interface LuaFsOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Wall milliseconds, monotonic, for os.clock (seconds since the game started). */
   readonly wallMs: () => number;
+  /** The files (default node:fs). */
+  readonly files?: LuaFileBackend;
+  /** Seconds since 1970 for os.time() (default the real clock). */
+  readonly epochSeconds?: () => number;
 }
 
 /**
@@ -49,6 +99,7 @@ export interface LuaFsOptions {
  * wraps them into file objects with read/write/seek/close methods.
  */
 export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknown>; closeAll(): void } {
+  const files = options.files ?? nodeLuaFiles;
   const handles = new Map<number, Handle>();
   let nextHandle = 3;
   const start = options.wallMs();
@@ -66,16 +117,17 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
     // One write() per batch; O_APPEND puts it at the end whatever the position says.
     let done = 0;
     while (done < data.length) {
-      done += h.append ? writeSync(h.fd, data, done) : writeSync(h.fd, data, done, data.length - done, h.pos + done);
+      const rest = done === 0 ? data : data.subarray(done);
+      done += h.file.write(rest, h.append ? null : h.pos + done);
     }
     if (!h.append) h.pos += data.length;
-    else h.pos = fstatSync(h.fd).size;
+    else h.pos = h.file.size();
   };
 
   const readBytes = (h: Handle, n: number): Buffer => {
     flush(h);
     const buf = Buffer.alloc(n);
-    const got = readSync(h.fd, buf, 0, n, h.pos);
+    const got = h.file.read(buf, h.pos);
     h.pos += got;
     return buf.subarray(0, got);
   };
@@ -98,10 +150,10 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
       const spec = /^[rwa]\+?b*$/.test(m) ? FLAGS[m.replace(/b/g, '')] : undefined;
       if (spec === undefined) return fail(`bad argument #2 to 'open' (invalid mode '${m}')`);
       try {
-        const fd = openSync(path, spec.flags);
+        const file = files.open(path, spec.flags);
         const { readable, writable, append } = spec;
-        const h: Handle = { fd, pos: 0, readable, writable, append, pending: [] };
-        if (spec.append) h.pos = fstatSync(fd).size;
+        const h: Handle = { file, pos: 0, readable, writable, append, pending: [] };
+        if (spec.append) h.pos = file.size();
         const id = nextHandle++;
         handles.set(id, h);
         return id;
@@ -109,20 +161,20 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
         return errorText(path, e);
       }
     },
-    /** Up to n bytes as hex; undefined (nil) at the end of the file. read(0) gives '' unless at the end. */
+    /** Up to n bytes (toLua); undefined (nil) at the end of the file. read(0) gives '' unless at the end. */
     read: guarded((id: number, n: number): string | undefined => {
       const h = get(id);
       if (!h.readable) return undefined;
-      if (n <= 0) return h.pos < fstatSync(h.fd).size ? '' : undefined;
+      if (n <= 0) return h.pos < h.file.size() ? '' : undefined;
       const bytes = readBytes(h, Math.min(Math.floor(n), 1 << 30));
-      return bytes.length === 0 ? undefined : bytes.toString('hex');
+      return bytes.length === 0 ? undefined : toLua(bytes);
     }),
     readAll: guarded((id: number): string => {
       const h = get(id);
       if (!h.readable) return '';
       flush(h);
-      const size = fstatSync(h.fd).size;
-      return size > h.pos ? readBytes(h, size - h.pos).toString('hex') : '';
+      const size = h.file.size();
+      return size > h.pos ? toLua(readBytes(h, size - h.pos)) : 'A';
     }),
     readLine: guarded((id: number, keepNewline: boolean): string | undefined => {
       const h = get(id);
@@ -136,11 +188,11 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
         if (nl >= 0) {
           parts.push(chunk.subarray(0, keepNewline ? nl + 1 : nl));
           h.pos = start + nl + 1;
-          return Buffer.concat(parts).toString('hex');
+          return toLua(Buffer.concat(parts));
         }
         parts.push(chunk);
       }
-      return parts.length === 0 ? undefined : Buffer.concat(parts).toString('hex');
+      return parts.length === 0 ? undefined : toLua(Buffer.concat(parts));
     }),
     readNumber: guarded((id: number): number | undefined => {
       const h = get(id);
@@ -161,6 +213,13 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
       h.pending.push(Buffer.from(hex, 'hex'));
       return true;
     },
+    /** write() of text whose bytes are all 1..127 (it arrives as itself). */
+    writeText(id: number, text: string): boolean | LuaMultiReturn {
+      const h = get(id);
+      if (!h.writable) return fail('Bad file descriptor', 9);
+      h.pending.push(Buffer.from(text, 'latin1'));
+      return true;
+    },
     flush(id: number): boolean | LuaMultiReturn {
       try {
         flush(get(id));
@@ -174,7 +233,7 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
       const off = typeof offset === 'number' ? Math.floor(offset) : 0;
       try {
         flush(h);
-        const base = whence === 'set' ? 0 : whence === 'end' ? fstatSync(h.fd).size : whence === 'cur' ? h.pos : NaN;
+        const base = whence === 'set' ? 0 : whence === 'end' ? h.file.size() : whence === 'cur' ? h.pos : NaN;
         if (Number.isNaN(base)) return fail(`bad argument #1 to 'seek' (invalid option '${String(whence)}')`);
         if (base + off < 0) return fail('Invalid argument', 22);
         h.pos = base + off;
@@ -193,12 +252,12 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
       } catch (e) {
         return errorText('close', e);
       } finally {
-        closeSync(h.fd);
+        h.file.close();
       }
     },
     rename(from: unknown, to: unknown): boolean | LuaMultiReturn {
       try {
-        renameSync(String(from), String(to));
+        files.rename(String(from), String(to));
         return true;
       } catch (e) {
         return errorText(String(from), e);
@@ -206,7 +265,7 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
     },
     remove(path: unknown): boolean | LuaMultiReturn {
       try {
-        unlinkSync(String(path));
+        files.remove(String(path));
         return true;
       } catch (e) {
         return errorText(String(path), e);
@@ -219,7 +278,7 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
       return (options.wallMs() - start) / 1000;
     },
     time(): number {
-      return Math.floor(Date.now() / 1000);
+      return Math.floor(options.epochSeconds ? options.epochSeconds() : Date.now() / 1000);
     },
   };
   return {
@@ -230,7 +289,7 @@ export function createLuaFs(options: LuaFsOptions): { api: Record<string, unknow
         try {
           flush(h);
         } finally {
-          closeSync(h.fd);
+          h.file.close();
         }
       }
     },

@@ -1,10 +1,11 @@
 // The Lua side of the simulated game: one wasmoon state that loads the real mod from mod/, with the
-// `engine` table bound to the game and io/os backed by the real files and clock.
+// `engine` table bound to the game and io/os backed by the real files and clock, or by the ones given
+// (an in-memory session folder and a simulated clock: the simulator).
 // Spec: docs/ENGINE.md (the engine interface, authoritative), engine-contract, architecture.txt §2.
 import { readdirSync } from 'node:fs';
 import { LuaFactory, LuaMultiReturn, LuaReturn, type LuaEngine } from 'wasmoon';
 import { luaWasmPath } from '../runtime.ts';
-import { createLuaFs } from './luaFs.ts';
+import { createLuaFs, type LuaFileBackend } from './luaFs.ts';
 import { LUA_IO_PRELUDE, LUA_PRELOAD } from './luaPrelude.ts';
 import type { ApplyResult } from './world/commands.ts';
 
@@ -16,6 +17,10 @@ export interface EngineBackend {
   setLimit(limit: number | null): void;
   apply(cmd: unknown): ApplyResult;
   checksum(): Record<string, string>;
+  /** Authority values (money, loan); optional for a game that has none. */
+  authority?(): Record<string, number>;
+  /** Applies the host's Authority values. */
+  correct?(values: Record<string, number>): void;
   save(name: string): { ok: boolean; detail: string };
   load(name: string): { ok: boolean; detail: string };
   notify(level: string, text: string): void;
@@ -43,6 +48,10 @@ export interface LuaHostOptions {
   readonly engine: EngineBackend;
   /** Wall milliseconds (monotonic) for os.clock; default performance.now. */
   readonly wallMs?: () => number;
+  /** The files the mod's io sees (default node:fs; luaMemoryFiles.ts: an in-memory session folder). */
+  readonly files?: LuaFileBackend;
+  /** Seconds since 1970 for os.time() (default the real clock). */
+  readonly epochSeconds?: () => number;
   /** Where the host reports a failing mod callback. */
   readonly log?: (level: 'info' | 'warn' | 'error', text: string) => void;
 }
@@ -89,7 +98,12 @@ export class LuaHost implements ModHooks {
   static async create(options: LuaHostOptions): Promise<LuaHost> {
     factory ??= new LuaFactory(luaWasmPath());
     const lua = await factory.createEngine({ enableProxy: false, injectObjects: false });
-    const fs = createLuaFs({ env: options.env, wallMs: options.wallMs ?? (() => performance.now()) });
+    const fs = createLuaFs({
+      env: options.env,
+      wallMs: options.wallMs ?? (() => performance.now()),
+      ...(options.files ? { files: options.files } : {}),
+      ...(options.epochSeconds ? { epochSeconds: options.epochSeconds } : {}),
+    });
     try {
       lua.global.set('__fl3fs', fs.api);
       lua.doStringSync(LUA_IO_PRELUDE);
@@ -165,6 +179,11 @@ export class LuaHost implements ModHooks {
     return r.ok && typeof r.value === 'object' && r.value !== null ? (r.value as Record<string, unknown>) : null;
   }
 
+  /** Sets a global of the mod's state (a JS function the simulator's hooks call, a flag). */
+  setGlobal(name: string, value: unknown): void {
+    this.lua.global.set(name, value);
+  }
+
   /** Runs Lua code in the mod's state (tests, diagnostics). */
   run(code: string): unknown {
     return this.lua.doStringSync(code);
@@ -175,6 +194,17 @@ export class LuaHost implements ModHooks {
     this.closeFiles();
     this.lua.global.close();
   }
+}
+
+/** Authority values as Lua hands them over: finite numbers by name, the rest dropped. */
+function authorityTable(values: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (values === null || typeof values !== 'object') return out;
+  for (const name of ['money', 'loan']) {
+    const v = (values as Record<string, unknown>)[name];
+    if (typeof v === 'number' && Number.isFinite(v)) out[name] = v;
+  }
+  return out;
 }
 
 /** The global `engine` table (ENGINE.md §2); apply/save/load return several values. */
@@ -189,6 +219,8 @@ function engineTable(engine: EngineBackend): Record<string, unknown> {
       return LuaMultiReturn.from(r.ok ? [true] : [false, r.class, r.detail]);
     },
     checksum: () => engine.checksum(),
+    authority: () => engine.authority?.() ?? {},
+    correct: (values: unknown) => engine.correct?.(authorityTable(values)),
     save: (name: unknown) => {
       const r = engine.save(String(name));
       return LuaMultiReturn.from([r.ok, r.detail]);

@@ -11,11 +11,23 @@ local fs = __fl3fs
 __fl3fs = nil
 local char, byte, format, tonumber = string.char, string.byte, string.format, tonumber
 
-local function tobytes(hex)
-  return (hex:gsub('%x%x', function(h) return char(tonumber(h, 16)) end))
+-- lookup tables: gsub with a table replaces without a Lua call per byte (the link's lines cross here every frame)
+local HEX_TO_CHAR, CHAR_TO_HEX = {}, {}
+for b = 0, 255 do
+  local h = format('%02x', b)
+  HEX_TO_CHAR[h] = char(b)
+  HEX_TO_CHAR[h:upper()] = char(b)
+  CHAR_TO_HEX[char(b)] = h
+end
+-- what luaFs.ts's toLua made: 'A' and the bytes, or 'H' and hex ('' stays '': read(0))
+local function tobytes(s)
+  local kind = byte(s, 1)
+  if kind == 65 then return s:sub(2) end
+  if kind == nil then return s end
+  return (s:sub(2):gsub('%x%x', HEX_TO_CHAR))
 end
 local function tohex(s)
-  return (s:gsub('.', function(c) return format('%02x', byte(c)) end))
+  return (s:gsub('.', CHAR_TO_HEX))
 end
 
 local File = {}
@@ -69,7 +81,8 @@ function File.write(f, ...)
     elseif type(v) ~= 'string' then
       error("bad argument #" .. i .. " to 'write' (string expected, got " .. type(v) .. ")", 2)
     end
-    local ok, err, code = fs.write(h, tohex(v))
+    local ok, err, code
+    if v:find('[\0\128-\255]') then ok, err, code = fs.write(h, tohex(v)) else ok, err, code = fs.writeText(h, v) end
     if not ok then return nil, err, code end
   end
   return f

@@ -4,7 +4,7 @@ local here = (arg and arg[0] and arg[0]:match('^(.*)[/\\][^/\\]*$')) or 'mod/tes
 package.path = here .. '/?.lua;' .. here .. '/../?.lua;' .. package.path
 
 local T = require('testlib')
-for _, name in ipairs({ 'test_json', 'test_lockstep', 'test_queue', 'test_random', 'test_bounds' }) do
+for _, name in ipairs({ 'test_json', 'test_lockstep', 'test_queue', 'test_random', 'test_bounds', 'test_resume' }) do
   T.describe(name)
   local ok, err = pcall(require, name)
   if not ok then T.test('load ' .. name, function() error(err, 0) end) end

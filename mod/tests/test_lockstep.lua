@@ -42,11 +42,16 @@ T.test('barrier: min over pacing peers of min(safe, need); nil when alone', func
   T.eq(L.barrier(peers, {}, {}, 0), 1600)
 end)
 
-T.test('barrier: stalled (PeerClock or Session list) and left peers do not pace', function()
-  local peers = { [1] = { t = 1000, safe = 1600 }, [2] = { t = 0, safe = 400, stalled = true },
-    [3] = { t = 0, safe = 200, left = true }, [4] = { t = 0, safe = 600 } }
-  T.eq(L.barrier(peers, { [4] = true }, {}, 0), 1600)
-  T.eq(L.barrier(peers, {}, {}, 0), 600)
+T.test('barrier: a stalled peer bounds it by the host promise (its relayed safe); left peers and outsiders do not', function()
+  local peers = { [1] = { t = 1000, safe = 3000 }, [2] = { t = 0, safe = 2400, need = 200, stalled = true },
+    [3] = { t = 0, safe = 200, left = true }, [4] = { t = 0, stalled = true } }
+  -- 2 is stalled: the host's promise 2400 stands in (its need is not its own any more); 4 is an outsider
+  T.eq(L.barrier(peers, {}, {}, 0), 2400)
+  -- only listed in Session.stalled (its stalled PeerClock not read yet): its own last promise, the lower one
+  peers[5] = { t = 0, safe = 600 }
+  T.eq(L.barrier(peers, { [5] = true }, {}, 0), 600)
+  peers[2], peers[5] = nil, nil
+  T.eq(L.barrier(peers, {}, {}, 0), 3000)
 end)
 
 T.test('barrier: a peer without a promise holds the game at its own clock', function()

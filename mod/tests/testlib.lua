@@ -60,10 +60,12 @@ function M.ok(v, what)
   if not v then error('expected true: ' .. tostring(what or ''), 2) end
 end
 
---- Prints the summary; errors (exit status 1 under lua5.2) when a test failed.
+--- Prints the summary; errors (exit status 1 under lua5.2) when a test failed or when none passed (a run that
+-- tested nothing has not passed).
 function M.report()
   print(string.format('%s passed, %s failed (%s)', show(M.passed), show(M.failed), _VERSION))
   if M.failed > 0 then error(show(M.failed) .. ' mod unit test(s) failed', 0) end
+  if M.passed == 0 then error('no mod unit test ran', 0) end
 end
 
 return M

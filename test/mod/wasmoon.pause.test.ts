@@ -1,11 +1,13 @@
-// The Lua mod in wasmoon (Lua 5.4) with a TEST DOUBLE engine and real files in a temp session folder: pause and
-// the pause order, the link (bad lines, file replacement, identity), random (spec/lockstep.md; docs/ENGINE.md).
+// The Lua mod in wasmoon (Lua 5.4) and in Debian's lua5.2 (every block runs in both) with a TEST DOUBLE engine and
+// real files in a temp session folder: pause and the pause order, the link (bad lines, file replacement, identity),
+// random (spec/lockstep.md; docs/ENGINE.md).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { T0, STEP, setup, tick, expectActionsBeforeClocks, started, flushItem } from './support/modScenario.ts';
+import { T0, STEP, setup, tick, expectActionsBeforeClocks, started, flushItem, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
 
-describe('mod in wasmoon: pause and the pause order', () => {
+describe.each(LUA_FLAVOURS)('mod in Lua %s: pause and the pause order', (lua) => {
+  useLua(lua);
   it('stops exactly at pauseAt, reports stop, sends a pause action without stamp while standing', async () => {
     const { s, g } = await setup(1);
     g.init();
@@ -109,7 +111,8 @@ describe('mod in wasmoon: pause and the pause order', () => {
   });
 });
 
-describe('mod in wasmoon: the link', () => {
+describe.each(LUA_FLAVOURS)('mod in Lua %s: the link', (lua) => {
+  useLua(lua);
   it('skips lines that do not parse and payloads that do not fit, and keeps working', async () => {
     const { s, g } = await setup(1);
     g.init();
@@ -211,7 +214,8 @@ describe('mod in wasmoon: the link', () => {
   });
 });
 
-describe('mod in wasmoon: random', () => {
+describe.each(LUA_FLAVOURS)('mod in Lua %s: random', (lua) => {
+  useLua(lua);
   it('reseeds from the game time each step: two games draw the same numbers at the same t', async () => {
     const a = await setup(0);
     const b = await setup(1);

@@ -1,16 +1,18 @@
-// The Lua mod in wasmoon (Lua 5.4) with a TEST DOUBLE engine and real files in a temp session folder: Hello,
-// Clock lines and the promise, the barrier (setLimit), stamps and apply order, verdicts and late items
-// (spec/lockstep.md; docs/ENGINE.md). Pause, the link and random: wasmoon.pause.test.ts.
+// The Lua mod in wasmoon (Lua 5.4) and in Debian's lua5.2 (the game's Lua; every block runs in both) with a TEST
+// DOUBLE engine and real files in a temp session folder: Hello, Clock lines and the promise, the barrier (setLimit),
+// stamps and apply order, verdicts and late items (spec/lockstep.md; docs/ENGINE.md). Pause, the link and random:
+// wasmoon.pause.test.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { T0, STEP, setup, tick, expectActionsBeforeClocks, started, disposers } from './support/modScenario.ts';
+import { T0, STEP, setup, tick, expectActionsBeforeClocks, started, disposers, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
 import { loadGame } from './support/luaMod.ts';
 import { makeSessionFolder } from './support/sessionFolder.ts';
 
-describe('mod in wasmoon: start', () => {
+describe.each(LUA_FLAVOURS)('mod in Lua %s: start', (lua) => {
+  useLua(lua);
   it('stays inactive without FEVERLINK3_SESSION_DIR: command false, no limit, math.random untouched', async () => {
-    const g = await loadGame({ t0: T0 });
+    const g = await loadGame({ t0: T0, lua });
     disposers.push(() => g.close());
     g.run('__orig = math.random');
     expect(g.init()).toBe(false);
@@ -24,7 +26,7 @@ describe('mod in wasmoon: start', () => {
   it('stays inactive without identity.txt', async () => {
     const s = makeSessionFolder(1);
     writeFileSync(join(s.dir, 'identity.txt'), 'name=x\n');
-    const g = await loadGame({ sessionDir: s.dir, t0: T0 });
+    const g = await loadGame({ sessionDir: s.dir, t0: T0, lua });
     disposers.push(() => g.close(), () => s.cleanup());
     expect(g.init()).toBe(false);
     expect(s.modLog()).toContain('identity.txt has no valid id');
@@ -47,7 +49,7 @@ describe('mod in wasmoon: start', () => {
   it('ends a torn tail of from_game.log with a newline before writing (restart after a crash)', async () => {
     const s = makeSessionFolder(0);
     writeFileSync(join(s.dir, 'from_game.log'), 'Clock\t{"t":12\n' + 'Clock\t{"t":1');
-    const g = await loadGame({ sessionDir: s.dir, t0: T0 });
+    const g = await loadGame({ sessionDir: s.dir, t0: T0, lua });
     disposers.push(() => g.close(), () => s.cleanup());
     g.init();
     const text = readFileSync(join(s.dir, 'from_game.log'), 'utf8');
@@ -55,7 +57,8 @@ describe('mod in wasmoon: start', () => {
   });
 });
 
-describe('mod in wasmoon: clock, promise and barrier', () => {
+describe.each(LUA_FLAVOURS)('mod in Lua %s: clock, promise and barrier', (lua) => {
+  useLua(lua);
   it('alone: runs freely; Clock at most every 100 wall ms while t moves, safe rising and exact', async () => {
     const { s, g } = await setup(0);
     g.init();
@@ -112,29 +115,38 @@ describe('mod in wasmoon: clock, promise and barrier', () => {
     expect(g.engine().t).toBe(T0 + 1400);
   });
 
-  it('a stalled or left peer does not pace; a stalled one paces again with a fresh clock', async () => {
+  it('a stalled peer bounds it by the host’s promise; left peers and outsiders do not (lockstep.md "Stalls")', async () => {
     const { s, g } = await setup(1);
     g.init();
     s.send('Session', started);
     s.send('PeerClock', { from: 0, t: T0, ahead: 2, safe: T0 + 4000 });
-    s.send('PeerClock', { from: 2, t: T0, ahead: 2, safe: T0 + 400, stalled: true });
+    // 2 is stalled: the host's promise (its relayed safe) stands in, its own need no longer counts
+    s.send('PeerClock', { from: 2, t: T0, ahead: 2, safe: T0 + 1200, need: T0 + 200, stalled: true });
     s.send('PeerClock', { from: 3, t: T0, ahead: 2, safe: T0 + 200 });
     s.send('PlayerLeft', { id: 3, name: 'gone' });
+    // 4 is an outsider: relayed stalled with no safe
+    s.send('PeerClock', { from: 4, t: T0, ahead: 2, stalled: true });
     tick(g, 20);
-    expect(g.engine().limit).toBe(T0 + 4000);
-    s.send('PeerClock', { from: 2, t: T0 + 200, ahead: 2, safe: T0 + 800 });
+    expect(g.engine().limit).toBe(T0 + 1200);
+    expect(tick(g, 20, 50)).toBe(6);
+    expect(g.engine().t).toBe(T0 + 1200);
+    // 2 paces again with a fresh clock: its own min(safe, need)
+    s.send('PeerClock', { from: 2, t: T0 + 200, ahead: 2, safe: T0 + 2000, need: T0 + 1600 });
     tick(g, 20);
-    expect(g.engine().limit).toBe(T0 + 800);
+    expect(g.engine().limit).toBe(T0 + 1600);
+    // listed in Session.stalled before its stalled PeerClock is read: its own last promise still holds
     s.send('Session', { ...started, stalled: [2] });
     tick(g, 20);
-    expect(g.engine().limit).toBe(T0 + 4000);
+    expect(g.engine().limit).toBe(T0 + 1600);
+    // a peer that left stays out, whatever it last promised
     s.send('PeerClock', { from: 3, t: T0 + 5000, ahead: 2, safe: T0 + 200 });
     tick(g, 20);
-    expect(g.engine().limit).toBe(T0 + 4000);
+    expect(g.engine().limit).toBe(T0 + 1600);
   });
 });
 
-describe('mod in wasmoon: actions', () => {
+describe.each(LUA_FLAVOURS)('mod in Lua %s: actions', (lua) => {
+  useLua(lua);
   it('stamps its own action, writes it before the Clock that passes it, applies it at the stamp', async () => {
     const { s, g } = await setup(0);
     g.init();

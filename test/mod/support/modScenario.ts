@@ -1,7 +1,20 @@
-// Shared setup of the wasmoon scenario tests: the mod in wasmoon (Lua 5.4) with a TEST DOUBLE engine and real
-// files in a temp session folder, a wall clock to advance, and the checks several scenarios share.
-import { afterEach, expect } from 'vitest';
-import { loadGame, type ModGame } from './luaMod.ts';
+// Shared setup of the mod's scenario tests: the mod in wasmoon (Lua 5.4) or in Debian's lua5.2 (the game's Lua) with
+// a TEST DOUBLE engine and real files in a temp session folder, a wall clock to advance, and the checks several
+// scenarios share. A scenario file runs its blocks once per Lua (`describe.each(LUA_FLAVOURS)` + `useLua`).
+import { afterEach, beforeEach, expect } from 'vitest';
+import { loadGame, type LuaFlavour, type ModGame } from './luaMod.ts';
+
+export { LUA_FLAVOURS, type LuaFlavour } from './luaMod.ts';
+
+let flavour: LuaFlavour = '5.4';
+/** The Lua the scenarios of the enclosing describe block load the mod into (set before each of its tests). */
+export function useLua(lua: LuaFlavour): void {
+  beforeEach(() => {
+    flavour = lua;
+  });
+}
+/** The Lua of the running scenario. */
+export const currentLua = (): LuaFlavour => flavour;
 import { makeSessionFolder, type LinkLine, type SessionFolder } from './sessionFolder.ts';
 
 export const T0 = 3_000_000_000; // above 2^31: integers must stay exact
@@ -14,8 +27,9 @@ afterEach(() => {
 
 export async function setup(id = 0, start?: string): Promise<{ s: SessionFolder; g: ModGame }> {
   const s = makeSessionFolder(id, start ? { start } : {});
-  const g = await loadGame({ sessionDir: s.dir, t0: T0 });
+  const g = await loadGame({ sessionDir: s.dir, t0: T0, lua: flavour });
   disposers.push(() => g.close(), () => s.cleanup());
+  expect(g.run('return _VERSION')).toBe(`Lua ${flavour}`);
   return { s, g };
 }
 

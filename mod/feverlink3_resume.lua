@@ -1,0 +1,76 @@
+-- FeverLink3: continuing after the mod was loaded again in the same session and the same world (a new Lua state:
+-- a script reload). The mod keeps a small state file, mod_state.txt, in the session folder: the launcher session
+-- it belongs to (identity.txt's start), the game time, the last action number, the promise `safe`, how far it has
+-- read to_game.log, and its own actions still waiting for their stamps. A new Lua state that finds the same start
+-- and a game time within a frame of the saved one continues: action numbers go on (restarting at 1 made the other
+-- games refuse them as duplicates while this game applied them), the promise is kept, no new Hello (the host would
+-- make the game an outsider), its own waiting actions are queued again, and the backlog of to_game.log it reads
+-- again rebuilds the session state while nothing already applied is applied twice (`prune`).
+local json = require('feverlink3_json')
+local link = require('feverlink3_link')
+local log = require('feverlink3_log')
+
+local M = {}
+local n = log.n
+
+M.FILE = 'mod_state.txt'
+--- A saved time this far (game-ms) below the game's time still counts as the same world: the steps of the frame
+-- after the last save (4 steps at speed 4 in a 250 ms frame), with room.
+M.MAX_GAP = 2000
+
+local lastText
+
+--- Writes the state when it changed. pos: gen, offset of to_game.log read so far.
+function M.save(S, t, gen, offset)
+  if not S.active or S.start == nil then return end
+  local lines = { 'start=' .. S.start, 't=' .. n(t), 'seq=' .. n(S.seq), 'safe=' .. n(S.safe),
+    'pos=' .. n(gen) .. ':' .. n(offset) }
+  for _, item in ipairs(S.queue.items) do
+    if item.kind == 'action' and item.from == S.id then
+      local text = json.encode({ stamp = item.stamp, seq = item.seq, body = item.body, category = item.category,
+        allowed = item.allowed })
+      if text then lines[#lines + 1] = 'own=' .. text end
+    end
+  end
+  local text = table.concat(lines, '\n') .. '\n'
+  if text == lastText then return end
+  local ok, err = link.writeFile(M.FILE, text)
+  if ok then lastText = text else log.once('statefile', 'warn', 'mod_state.txt not written: ' .. tostring(err)) end
+end
+
+--- The saved state if this Lua state continues it: the same launcher session (start) and a game time within
+-- MAX_GAP above the saved one. Returns {t, seq, safe, gen, offset, own = {items}} or nil.
+function M.load(start, t)
+  lastText = nil
+  local text = link.readFile(M.FILE)
+  if not text or start == nil then return nil end
+  local saved = { own = {} }
+  for line in text:gmatch('[^\n]+') do
+    local k, v = line:match('^([%w]+)=(.*)$')
+    if k == 'own' then
+      local item = json.decode(v)
+      if type(item) == 'table' then saved.own[#saved.own + 1] = item end
+    elseif k then
+      saved[k] = v
+    end
+  end
+  local st, seq, safe = tonumber(saved.t), tonumber(saved.seq), tonumber(saved.safe)
+  local gen, offset = tostring(saved.pos or ''):match('^(%d+):(%d+)$')
+  if saved.start ~= start or not st or not seq or not safe or not gen then return nil end
+  if t < st or t - st > M.MAX_GAP then
+    log.info('mod_state.txt is of another world (saved at t ' .. n(st) .. ', the game stands at ' .. n(t) .. '): a fresh start')
+    return nil
+  end
+  return { t = st, seq = seq, safe = safe, gen = tonumber(gen), offset = tonumber(offset), own = saved.own }
+end
+
+--- After the backlog (the to_game.log lines the previous Lua state had read) was read again: everything stamped
+-- below t0 was applied (or refused) by the previous state, and so was a complete pause-order flush at t0 (applied
+-- standing). They are taken out of the queue without being applied. Returns how many.
+function M.prune(S, t0)
+  return S.queue:dropWhere(function(item)
+    return item.stamp < t0 or (item.kind == 'flush' and item.stamp == t0 and item.pauseUpto <= S.pauseRead)
+  end)
+end
+
+return M

@@ -1,0 +1,70 @@
+// What each game wrote to its launcher, read straight from the in-memory session folders: the promise of its Clock
+// lines (the highest `safe` written) and its stamped Actions. The invariants hold the games to these: a game may
+// not step past what its peers promised, and an action its originator sent must be applied or refused everywhere.
+import type { MemoryFs } from '../../adapters/fileLink/memoryFs.ts';
+
+export interface WrittenAction {
+  readonly from: number;
+  readonly seq: number;
+  readonly stamp: number;
+}
+
+export interface FromGameView {
+  /** The highest `safe` of the game's Clock lines so far (-1: none yet). */
+  promised: number;
+  readonly actions: WrittenAction[];
+}
+
+const decoder = new TextDecoder();
+
+/** Follows from_game.log of each registered folder as the games append to it. */
+export class FromGameLogs {
+  private readonly fs: MemoryFs;
+  private readonly folders = new Map<string, { id: number; offset: number; view: FromGameView; rest: string }>();
+  private readonly unwatch: () => void;
+
+  constructor(fs: MemoryFs) {
+    this.fs = fs;
+    this.unwatch = fs.watch((path) => {
+      if (!path.endsWith('/from_game.log')) return;
+      const folder = this.folders.get(path);
+      if (folder) this.read(path, folder);
+    });
+  }
+
+  /** Starts following `<dir>/from_game.log` of the game with this id. */
+  follow(dir: string, id: number): FromGameView {
+    const view: FromGameView = { promised: -1, actions: [] };
+    this.folders.set(`${dir}/from_game.log`, { id, offset: 0, view, rest: '' });
+    return view;
+  }
+
+  private read(path: string, folder: { id: number; offset: number; view: FromGameView; rest: string }): void {
+    const inode = this.fs.inode(path);
+    if (inode === undefined || inode.size <= folder.offset) return;
+    const text = folder.rest + decoder.decode(inode.bytes.subarray(folder.offset, inode.size));
+    folder.offset = inode.size;
+    const lines = text.split('\n');
+    folder.rest = lines.pop() ?? '';
+    for (const line of lines) {
+      const tab = line.indexOf('\t');
+      if (tab < 0) continue;
+      const kind = line.slice(0, tab);
+      if (kind !== 'Clock' && kind !== 'Action') continue;
+      let payload: { safe?: number; stamp?: number; seq?: number; pause?: boolean };
+      try {
+        payload = JSON.parse(line.slice(tab + 1)) as typeof payload;
+      } catch {
+        continue;
+      }
+      if (kind === 'Clock' && typeof payload.safe === 'number') folder.view.promised = Math.max(folder.view.promised, payload.safe);
+      if (kind === 'Action' && payload.pause !== true && typeof payload.stamp === 'number' && typeof payload.seq === 'number') {
+        folder.view.actions.push({ from: folder.id, seq: payload.seq, stamp: payload.stamp });
+      }
+    }
+  }
+
+  close(): void {
+    this.unwatch();
+  }
+}
