@@ -79,6 +79,8 @@ export interface ConnectionHandle {
   readonly remoteAddress: string;
   readonly addressKey: string;
   readonly closeReason: string | undefined;
+  /** Bytes written but not yet handed to the kernel (0 when the transport does not tell): a save transfer's pace. */
+  readonly queuedBytes: number;
   write(bytes: Uint8Array): void;
   markJoined(): void;
   close(reason: string, finalBytes?: Uint8Array): void;
@@ -96,6 +98,10 @@ export function connectionHandle(conn: Connection, actorOf: () => ConnectionActo
     addressKey: conn.addressKey,
     get closeReason() {
       return conn.closeReason;
+    },
+    get queuedBytes() {
+      const queued = (conn as { queuedBytes?: unknown }).queuedBytes;
+      return typeof queued === 'number' ? queued : 0;
     },
     write: (bytes) => conn.write(bytes),
     markJoined: () => {

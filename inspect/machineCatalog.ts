@@ -3,12 +3,16 @@
 // `machine`), so the page finds its chart here; a live launcher adds any chart not listed from the running actor's
 // own logic (inspect/liveFeed.ts). A new chart in machines/ gets one line here.
 import { setup } from 'xstate';
+import { checksumRoundsMachine } from '../machines/checksumRounds.ts';
 import { hostHandshakeMachine } from '../machines/hostHandshake.ts';
 import { lockstepMachine } from '../machines/lockstep.ts';
 import { pacingMachine } from '../machines/pacing.ts';
 import { pauseOrderMachine } from '../machines/pauseOrder.ts';
 import { playerHandshakeMachine } from '../machines/playerHandshake.ts';
 import { playerSlotMachine } from '../machines/playerSlot.ts';
+import { reportMachine } from '../machines/report.ts';
+import { reportPartMachine } from '../machines/reportPart.ts';
+import { resyncMachine } from '../machines/resync.ts';
 import { sessionRouterChart } from '../machines/sessionRouter.ts';
 import { chartOf, type ChartDefinition } from './chartDefinition.ts';
 
@@ -23,6 +27,10 @@ const MACHINES: readonly unknown[] = [
   lockstepMachine,
   pauseOrderMachine,
   pacingMachine,
+  reportMachine,
+  reportPartMachine,
+  checksumRoundsMachine,
+  resyncMachine,
 ];
 
 /** Machine id → its chart. */

@@ -62,6 +62,8 @@ export type ChecksumRoundsEvent =
   | { type: 'repair.started'; now: number; byPolicy: boolean }
   /** The resync round ended (finished or failed). */
   | { type: 'repair.ended'; now: number }
+  /** The resync round's Verifying: a paused round at pauseAt, asked even when one was asked at that pauseAt before. */
+  | { type: 'verify.requested'; now: number; pauseAt: number }
   /** Internal: a round was asked; its region opens it. */
   | { type: 'regular.asked' }
   | { type: 'paused.asked' }
@@ -201,6 +203,13 @@ export const checksumRoundsMachine = setup({
         'recv.ReplayFailed': { actions: [{ type: 'observeNow', params: ({ event }) => event }, { type: 'takeReplayFailed', params: ({ event }) => event }] },
         'repair.started': { actions: [{ type: 'observeNow', params: ({ event }) => event }, { type: 'repairStarted', params: ({ event }) => event }] },
         'repair.ended': { actions: [{ type: 'observeNow', params: ({ event }) => event }, 'repairEnded'] },
+        'verify.requested': {
+          actions: [
+            { type: 'observeNow', params: ({ event }) => event },
+            { type: 'notePaused', params: ({ event }) => ({ type: 'session.paused' as const, now: event.now, pauseAt: event.pauseAt }) },
+            'askPaused',
+          ],
+        },
       },
       states: {
         Schedule: {

@@ -65,7 +65,8 @@ export interface LockstepInput {
  * internal too: nothing outside the actor sends them.
  */
 export type LockstepEvent =
-  | { type: 'recv.Hello'; from: number; payload: HelloPayload; now: number }
+  /** loaded: the Hello after a resync round's load (the game now holds the session's world: no outsider). */
+  | { type: 'recv.Hello'; from: number; payload: HelloPayload; now: number; loaded?: boolean }
   | { type: 'recv.Clock'; from: number; payload: ClockPayload; now: number; wall?: number }
   | { type: 'recv.Action'; from: number; payload: ActionPayload; now: number; wall?: number }
   | { type: 'recv.SpeedRequest'; from: number; payload: SpeedRequestPayload; now: number }
@@ -78,6 +79,10 @@ export type LockstepEvent =
   | { type: 'rtt.updated'; maxRtt: number; rtt?: Record<number, number>; off?: Record<number, number>; now?: number }
   | { type: 'permissions.changed'; permissions: Partial<PermissionsPayload>; now?: number }
   | { type: 'tick'; now: number }
+  /** The resync round (actors/host/resync.ts): from Saving to the end of Loading the pause order stamps nothing. */
+  | { type: 'resync.stamps'; held: boolean; now?: number }
+  /** The resync round: a Hello of the load moved pauseAt to the loaded world's time (the furthest). */
+  | { type: 'resync.pauseAt'; pauseAt: number; now?: number }
   | { type: 'speed.requested'; speed: Speed; by: number | 'host' }
   | PauseOrderReport
   | PacingReport
@@ -193,8 +198,8 @@ export const lockstepMachine = setup({
     recomputeLead: assign({ session: ({ context }) => ({ ...context.session, lead: steps.recomputedLead(context) }) }),
     announceLead: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.announceLead(context))),
     setPermissions: assign({ permissions: (_, p: { permissions: Partial<PermissionsPayload> }) => p.permissions }),
-    takeHello: enqueueActions(({ context, enqueue, system }, p: RecvParams<HelloPayload>) => {
-      const hello = steps.onHello(context, p.from, p.payload);
+    takeHello: enqueueActions(({ context, enqueue, system }, p: RecvParams<HelloPayload> & { loaded?: boolean | undefined }) => {
+      const hello = steps.onHello(context, p.from, p.payload, p.loaded === true);
       apply(enqueue, hello);
       const game = hello.patch.games?.[p.from];
       const pacing = pacingOf(system, p.from);
@@ -239,8 +244,13 @@ export const lockstepMachine = setup({
       enqueue.sendTo('pauseOrder', { type: 'session.running', furthest: steps.resumeStamp(context) }),
     ),
     pauseOrderPauses: enqueueActions(({ enqueue }) => enqueue.sendTo('pauseOrder', { type: 'session.paused' })),
-    tickPauseOrder: enqueueActions(({ context, enqueue }) =>
-      enqueue.sendTo('pauseOrder', { type: 'tick', ...steps.pauseViewOf(context) }),
+    tickPauseOrder: enqueueActions(({ context, enqueue }) => {
+      if (context.stampsHeld === true) return; // a resync round: the stops describe the world being replaced
+      enqueue.sendTo('pauseOrder', { type: 'tick', ...steps.pauseViewOf(context) });
+    }),
+    holdStamps: assign((_, p: { held: boolean }) => ({ stampsHeld: p.held })),
+    movePause: assign(({ context }, p: { pauseAt: number }) =>
+      context.session.pauseAt === undefined ? {} : { session: { ...context.session, pauseAt: p.pauseAt } },
     ),
     /** After the pause order's flush: the Session (every clock first at a start) and its log line. */
     announce: enqueueActions(({ enqueue, self }, p: { replay: boolean; log: LogEntry }) =>
@@ -315,6 +325,8 @@ export const lockstepMachine = setup({
       { actions: ['emitSession', { type: 'log', params: ({ event }) => event.log }] },
     ],
     'xstate.error.actor.*': { actions: 'childFailed' },
+    'resync.stamps': { actions: ['observeNow', { type: 'holdStamps', params: ({ event }) => event }] },
+    'resync.pauseAt': { actions: ['observeNow', { type: 'movePause', params: ({ event }) => event }] },
     'game.joined': { actions: ['observeNow', { type: 'addGame', params: ({ event }) => ({ id: event.id }) }] },
     'game.left': { actions: ['observeNow', { type: 'removeGame', params: ({ event }) => ({ id: event.id }) }] },
     'rtt.updated': { actions: ['observeNow', { type: 'recordRtt', params: ({ event }) => event }, 'announceLead'] },

@@ -48,4 +48,6 @@ export interface LockstepContext {
   stallPass: StallPass;
   /** Keys of the log lines written once. */
   loggedOnce: readonly string[];
+  /** A resync round from Saving to the end of Loading: the pause order stamps nothing (spec "The pause after the load"). */
+  stampsHeld?: boolean;
 }

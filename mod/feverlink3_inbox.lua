@@ -6,6 +6,8 @@ local json = require('feverlink3_json')
 local rules = require('feverlink3_lockstep')
 local log = require('feverlink3_log')
 local apply = require('feverlink3_apply')
+local checksum = require('feverlink3_checksum')
+local resync = require('feverlink3_resync')
 
 local M = {}
 local n = log.n
@@ -105,6 +107,10 @@ local function enqueue(S, item, what)
 end
 
 local H = {}
+
+-- ChecksumRequest 15 and Authority 16: the checksum rounds (feverlink3_checksum.lua).
+H.ChecksumRequest = checksum.request
+H.Authority = checksum.authority
 
 -- Session 11 {started, speed, pauseAt?, lead, stalled?, ...}
 function H.Session(S, p)
@@ -272,6 +278,15 @@ function H.PlayerLeft(S, p)
 end
 
 -- Chat 51 {text, from, name, level?}
+-- ResyncSave 17 / ResyncLoad 19 (feverlink3_resync.lua); lineEnd: the byte after this line in to_game.log
+function H.ResyncSave(S, p)
+  return resync.save(S, p)
+end
+
+function H.ResyncLoad(S, p, _, lineEnd)
+  return resync.load(S, p, lineEnd)
+end
+
 function H.Chat(S, p)
   log.info('CHAT ' .. oneLine(p.name, 64) .. ' (' .. n(playerId(p.from) or -1) .. ')'
     .. (type(p.level) == 'string' and (' [' .. oneLine(p.level, 8) .. ']') or '') .. ': ' .. oneLine(p.text, 500))
@@ -302,7 +317,7 @@ function M.handle(S, text, pos, t)
       .. '), skipped')
     return
   end
-  local ok, problem = pcall(handler, S, payload, t)
+  local ok, problem = pcall(handler, S, payload, t, pos + #text + 1)
   if not ok then
     skipped('failed ' .. kind, where .. ': ' .. kind .. ' failed: ' .. tostring(problem))
   elseif problem then

@@ -10,6 +10,9 @@ local random = require('feverlink3_random')
 local Outbox = require('feverlink3_outbox')
 local inbox = require('feverlink3_inbox')
 local apply = require('feverlink3_apply')
+local resume = require('feverlink3_resume')
+local checksum = require('feverlink3_checksum')
+local resync = require('feverlink3_resync')
 
 local M = {}
 local n = log.n
@@ -33,7 +36,7 @@ local function fresh()
     queue = Queue.new(), outbox = Outbox.new(), held = false, dropped = 0,
     lastClock = nil, lastClockWall = nil,
     pace = { limit = nil, speed = 0, stop = false }, barrier = nil, loadedAt = nil,
-    start = nil, identityCheckedAt = nil,
+    start = nil, identityCheckedAt = nil, resume = nil,
   }
 end
 S = fresh()
@@ -89,8 +92,11 @@ function M.init()
   S.identityCheckedAt = link.wallMs()
   local gen, offset = parsePosition(identity.start)
   gen, offset = gen or 1, offset or 0
+  -- After a resync load (feverlink3_resync.lua) reading goes on at the launcher's cursor, just after the load line; a
+  -- fresh start reads from the session's start (a game started after its load line was written loads it then).
+  local loadedSave, carried = resync.loaded()
   local cursorGen, cursorOffset = parsePosition(link.readFile('resync_cursor.txt'))
-  if cursorGen and cursorGen >= gen then
+  if loadedSave and cursorGen and cursorGen >= gen then
     gen, offset = cursorGen, cursorOffset
     log.info('resuming to_game.log at the resync cursor ' .. n(gen) .. ':' .. n(offset))
   end
@@ -110,7 +116,31 @@ function M.init()
   math.randomseed = function()
     log.once('randomseed', 'warn', 'math.randomseed ignored: the generator is seeded from the game time')
   end
-  S.outbox:add('Hello', { time = t })
+  local saved = resume.load(S.start, t)
+  if saved then
+    -- loaded again in the same session and world: continue (feverlink3_resume.lua), no new Hello
+    S.seq, S.safe = saved.seq, saved.safe
+    S.resume = { t0 = t, gen = saved.gen, offset = saved.offset }
+    for _, own in ipairs(saved.own) do
+      local stamp, seq = inbox.int(own.stamp), inbox.int(own.seq, 1)
+      if stamp and seq and stamp >= t then
+        S.queue:push({ kind = 'action', stamp = stamp, from = id, seq = seq, body = own.body,
+          category = rules.category(own.category), allowed = own.allowed })
+      end
+    end
+    log.warn('loaded again in the same session and world (t ' .. n(t) .. ', saved at ' .. n(saved.t)
+      .. '): continuing after action ' .. n(S.seq) .. ' with the promise ' .. n(S.safe) .. ', '
+      .. n(S.queue:size(id)) .. ' own actions waiting; reading the backlog to ' .. n(saved.gen) .. ':'
+      .. n(saved.offset) .. ' again without applying it')
+  else
+    if carried then
+      -- after a resync load (feverlink3_resync.lua): own action numbers go on, the items waiting for a later stamp wait on
+      S.seq, S.pauseRead = carried.seq, carried.pauseRead
+      local requeued = resync.requeue(S, carried, t)
+      log.info('resync load: ' .. n(requeued) .. ' waiting items carried over, own actions go on after ' .. n(S.seq))
+    end
+    S.outbox:add('Hello', { time = t, save = loadedSave })
+  end
   log.info('active: ' .. S.role .. ' ' .. S.name .. ' (id ' .. n(id) .. '), session ' .. link.dir()
     .. ', reading to_game.log from ' .. n(gen) .. ':' .. n(offset) .. ', Hello at ' .. n(t))
   pcall(function() S.engine.notify('info', 'FeverLink3: session active as ' .. S.name) end)
@@ -167,6 +197,19 @@ local function maybeClock(t)
   S.lastClockWall = now
 end
 
+-- After a reload that continues (feverlink3_resume.lua): once reading reaches what the previous Lua state had read
+-- (the line at `pos` or the read position), what it applied is taken out of the queue, unapplied.
+local function endBacklog(pos)
+  local r = S.resume
+  if not r then return end
+  local gen, offset = link.position()
+  if pos ~= nil then offset = pos end
+  if gen < r.gen or (gen == r.gen and offset < r.offset) then return end
+  S.resume = nil
+  local dropped = resume.prune(S, r.t0)
+  log.info('backlog read again: ' .. n(dropped) .. ' items the previous Lua state had applied taken out unapplied')
+end
+
 local function frameBody()
   local t = S.engine.time()
   local lines, replaced, skipped = link.readLines('to_game.log')
@@ -174,9 +217,25 @@ local function frameBody()
   for _, line in ipairs(skipped or {}) do
     inbox.skipped('too long', 'to_game.log@' .. n(line.pos) .. ': ' .. line.reason .. ', skipped')
   end
-  for _, line in ipairs(lines) do inbox.handle(S, line.text, line.pos, t) end
+  for _, line in ipairs(lines) do
+    endBacklog(line.pos)
+    inbox.handle(S, line.text, line.pos, t)
+    if S.reload then break end -- a resync load: the lines after it are the loaded world's (feverlink3_resync.lua)
+  end
+  if S.reload then
+    S.engine.setLimit(t) -- stand until the load
+    return
+  end
+  endBacklog(nil)
+  if S.resume then
+    -- the backlog of a reload is not read completely yet: stand
+    S.engine.setLimit(t)
+    return
+  end
   applyStanding(t)
+  resync.saveDue(S) -- a ResyncSave read in this frame: the world as it stands after the standing items
   updatePace(t)
+  checksum.standing(S, t) -- a paused round, once the world stands still
   maybeClock(t)
 end
 
@@ -202,6 +261,21 @@ end
 function M.frame()
   if not S.active then return end
   if newLauncherSession() and not S.active then return end
+  if S.reload then
+    -- a resync load waits for the launcher's resync cursor; once loaded the mod starts again, as a fresh Lua state
+    local okLoad, result = pcall(resync.pending, S)
+    if okLoad and result == 'loaded' then
+      M.init()
+      return
+    end
+    if not okLoad then log.error('resync load failed: ' .. tostring(result)) S.reload = nil end
+    if S.reload then
+      pcall(function() S.engine.setLimit(S.engine.time()) end)
+      S.outbox:flush()
+      log.flush()
+      return
+    end
+  end
   local ok, err = xpcall(frameBody, debug and debug.traceback or tostring)
   if not ok then
     -- fail safe: a fault in the controller must not let the world run past what it holds
@@ -209,6 +283,10 @@ function M.frame()
     pcall(function() S.engine.setLimit(S.engine.time()) end)
   end
   S.outbox:flush()
+  if not S.resume then
+    local gen, offset = link.position()
+    resume.save(S, S.engine.time(), gen, offset)
+  end
   -- fail safe: while the outbox is full (from_game.log takes no lines) the world stands: a step would make
   -- verdicts and promises the launcher cannot be told
   if S.outbox:full() then
@@ -233,6 +311,7 @@ function M.beforeStep(t)
       .. n(S.pace.limit))
   end
   for _, item in ipairs(S.queue:due(t, complete)) do apply.apply(S, item, t) end
+  checksum.beforeStep(S, t) -- a round at t reads the world after the items stamped <= t
 end
 
 --- A local command before the game applies it: true = the mod carries it (stamped, sent, applied at the stamp).

@@ -26,7 +26,7 @@ export interface HandshakeDeps {
   /** The session's inspection observer (HostPorts.inspect), if any. */
   inspect?: InspectionObserver;
   /** Seats the player: its id, or why not (full). */
-  admit(name: string): { ok: true; you: number } | { ok: false; reason: 'full' | 'flood'; detail: string };
+  admit(name: string, caps?: readonly string[]): { ok: true; you: number } | { ok: false; reason: 'full' | 'flood'; detail: string };
   /** The handshake ended with a Welcome to give. */
   welcomed(you: number): void;
   /** The handshake ended (welcomed, rejected or closed). */
@@ -54,7 +54,7 @@ export function createHandshake(conn: ConnectionHandle, deps: HandshakeDeps): Ha
   actor.on('send.Reject', (e) => conn.close(e.payload.reason, unsealedFrame('Reject', e.payload)));
   actor.on('out.log', ({ type: _type, ...entry }) => deps.log(entry));
   actor.on('out.admit', (e) => {
-    const seat = deps.admit(e.join.name);
+    const seat = deps.admit(e.join.name, e.join.caps);
     actor.send(seat.ok ? { type: 'admit.accept', you: seat.you } : { type: 'admit.refuse', reason: seat.reason, detail: seat.detail });
   });
   actor.subscribe({

@@ -34,6 +34,15 @@ export interface HostLockstep {
   speed(speed: number): void;
   /** Why the host does not start yet, if it waits. */
   waiting(): string | undefined;
+  /**
+   * The resync round's view (actors/host/resync.ts): whether a game's Hello is the one after the round's load (it
+   * then holds the session's world), and whether a round runs (a player's SpeedRequest is ignored then, logged).
+   */
+  useResync(view: { loads(from: number, save: string | undefined): boolean; running(): boolean }): void;
+  /** The resync round: from Saving to the end of Loading the pause order stamps nothing. */
+  holdStamps(held: boolean): void;
+  /** The resync round: the Hellos of the load moved pauseAt (the furthest). */
+  movePause(pauseAt: number): void;
   stop(): void;
 }
 
@@ -80,6 +89,7 @@ export function attachLockstep(
     },
   });
 
+  let resync: { loads(from: number, save: string | undefined): boolean; running(): boolean } | undefined;
   const off = host.on((n) => {
     const now = clock.now();
     switch (n.type) {
@@ -87,7 +97,10 @@ export function attachLockstep(
         const { message, from } = n;
         if (message.kind === 'Hello') {
           host.setReady(from, true);
-          actor.send({ type: 'recv.Hello', from, payload: message.payload, now });
+          const loaded = resync?.loads(from, message.payload.save) === true;
+          actor.send({ type: 'recv.Hello', from, payload: message.payload, now, ...(loaded ? { loaded } : {}) });
+        } else if (message.kind === 'SpeedRequest' && resync?.running() === true) {
+          return; // the resync round ignores it (and logs it)
         } else if (message.kind === 'Clock') actor.send({ type: 'recv.Clock', from, payload: message.payload, now, wall: ports.wallClock() });
         else if (message.kind === 'Action') actor.send({ type: 'recv.Action', from, payload: message.payload, now, wall: ports.wallClock() });
         else if (message.kind === 'SpeedRequest') actor.send({ type: 'recv.SpeedRequest', from, payload: message.payload, now });
@@ -128,6 +141,11 @@ export function attachLockstep(
     pause: () => actor.send({ type: 'cmd.pause', now: clock.now() }),
     speed: (speed) => actor.send({ type: 'cmd.speed', speed, now: clock.now() }),
     waiting: () => (actor.getSnapshot().value === 'NotStarted' ? waitingReason : undefined),
+    useResync: (view) => {
+      resync = view;
+    },
+    holdStamps: (held) => actor.send({ type: 'resync.stamps', held, now: clock.now() }),
+    movePause: (pauseAt) => actor.send({ type: 'resync.pauseAt', pauseAt, now: clock.now() }),
     stop: () => {
       stopped = true;
       clock.clearTimeout(timer);

@@ -3,7 +3,8 @@
 // for the whole session, binds each sender id to its connection, enforces who may send what, relays chat,
 // pings, and runs one slot actor per player (machines/playerSlot.ts, systemId `slot:<id>`) that holds a dropped
 // player's slot for the reconnect window (spec "Handshake", "Who may send what", "Players and slots", "Ping and
-// round-trip time"; lockstep.md "Leave and removal").
+// round-trip time"; lockstep.md "Leave and removal"). While a resync save travels it holds what is made for a
+// participant until its ResyncLoad (heldMessages.ts; actors/host/resync.ts drives it).
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import {
   Kind,
@@ -35,6 +36,7 @@ import { createHandshake, handshakeFrame, type HandshakeActor } from './handshak
 import { createSlot, type SlotActor } from './slots.ts';
 import type { PlayerSlotEvent } from '../../machines/playerSlot.ts';
 import { PlayerLink, rttReport } from './playerLink.ts';
+import { HeldMessages } from './heldMessages.ts';
 
 export { FEVERLINK3_VERSION } from './hostTypes.ts';
 export type { HostNotice, HostOptions, HostPorts } from './hostTypes.ts';
@@ -70,6 +72,10 @@ export class HostSession {
   private readonly faulted = new Set<number>();
   private pingTimer: unknown;
   private stopped = false;
+  /** What is made for a resync participant while the save travels, sent after its ResyncLoad (heldMessages.ts). */
+  private readonly held = new HeldMessages();
+  /** The capabilities each player's Join announced (Join.caps), by id. */
+  private readonly capsOf = new Map<number, string[]>();
 
   constructor(options: HostOptions, ports: HostPorts) {
     const pingIntervalMs = options.pingIntervalMs ?? 2000;
@@ -183,13 +189,14 @@ export class HostSession {
       mods: this.options.mods,
       joinDeadlineMs: this.options.joinDeadlineMs,
       inspect: this.inspect,
-      admit: (name) => {
+      admit: (name, caps) => {
         if (!takeJoin(this.joinRate, conn.addressKey, this.ports.clock.now())) {
           return { ok: false, reason: 'flood', detail: 'too many joins from this address; try again in a minute' };
         }
         const decision = roster.admitPlayer(this.roster, name);
         if (!decision.ok) return decision;
         this.roster = decision.roster;
+        if (caps && caps.length > 0) this.capsOf.set(decision.player.id, [...caps]);
         return { ok: true, you: decision.player.id };
       },
       welcomed: (you) => this.seat(conn, you),
@@ -300,7 +307,8 @@ export class HostSession {
     this.sendTo(id, 'Permissions', permissionsMessage(this.permissions));
     this.broadcast('PlayerJoined', { player: { id, name: entry.name, ready: entry.ready } }, id);
     this.ports.log({ msg: 'player joined', id, name: entry.name, conn: conn.id, address: conn.remoteAddress });
-    this.notify({ type: 'joined', id, name: entry.name });
+    const caps = this.capsOf.get(id);
+    this.notify({ type: 'joined', id, name: entry.name, ...(caps ? { caps } : {}) });
     this.notifyRoster();
   }
 
@@ -436,6 +444,7 @@ export class HostSession {
     this.links.delete(id);
     if (!entry) return;
     this.roster = roster.releaseSlot(this.roster, id);
+    this.capsOf.delete(id);
     if (link) this.playerOfConn.delete(link.conn.id);
     link?.conn.close(reason, finalFrame);
     this.broadcast('PlayerLeft', { id, name: entry.name });
@@ -500,9 +509,51 @@ export class HostSession {
       frame = sealedFrame(this.sealer, kind, payload);
       if (frame === undefined) return this.tooLarge(kind, payload);
     } else if (local && !fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
-    local?.({ kind, payload } as Message);
-    if (frame) for (const link of this.links.values()) if (link.id !== except) link.conn.write(frame);
+    if (local) this.toLocal({ kind, payload } as Message);
+    if (frame) for (const link of this.links.values()) if (link.id !== except) this.write(link, kind, frame);
     return true;
+  }
+
+  private write(link: PlayerLink, kind: KindName, frame: Uint8Array): void {
+    if (!this.held.keep(link.id, kind, frame)) link.conn.write(frame);
+  }
+
+  private toLocal(message: Message): void {
+    if (!this.held.keep(0, message.kind, message)) this.ports.localGame?.(message);
+  }
+
+  /** Holds every message for these games (0: the host's own) but the session layer's, until `releaseHeld` (a resync). */
+  hold(ids: readonly number[]): void {
+    this.held.hold(ids);
+  }
+
+  /** Sends what was held for `id`, in order (right after its ResyncLoad); `drop`: forgets it (the player left). */
+  releaseHeld(id: number, drop = false): void {
+    const items = this.held.take(id);
+    if (items === undefined || drop) return;
+    const link = this.links.get(id);
+    for (const item of items) {
+      if (item instanceof Uint8Array) link?.conn.write(item);
+      else if (id === 0) this.ports.localGame?.(item);
+    }
+  }
+
+  /** Seals a ResyncChunk payload (its JSON bytes) once with the session's one counter: the whole frame. */
+  sealChunk(payload: Uint8Array): Uint8Array {
+    return this.sealer.seal(Kind.ResyncChunk, payload);
+  }
+
+  /**
+   * Seals a ReportBundle payload (its JSON bytes, protocol/messages/chunkCodec.ts) with the session's one counter: the
+   * whole frame, written to the asker's connection directly (launcher only, never held: actors/host/report.ts).
+   */
+  sealReportBundle(payload: Uint8Array): Uint8Array {
+    return this.sealer.seal(Kind.ReportBundle, payload);
+  }
+
+  /** The connection of a joined player (the save transfer writes the sealed chunks to it), if connected. */
+  connectionOf(id: number): ConnectionHandle | undefined {
+    return this.links.get(id)?.conn;
   }
 
   private hasReceiver(except: number | undefined): boolean {
@@ -515,14 +566,14 @@ export class HostSession {
     if (id === 0) {
       if (!this.ports.localGame) return true;
       if (!fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
-      this.ports.localGame({ kind, payload } as Message);
+      this.toLocal({ kind, payload } as Message);
       return true;
     }
     const link = this.links.get(id);
     if (!link) return true;
     const frame = sealedFrame(this.sealer, kind, payload);
     if (frame === undefined) return this.tooLarge(kind, payload);
-    link.conn.write(frame);
+    this.write(link, kind, frame);
     return true;
   }
 

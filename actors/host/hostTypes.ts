@@ -48,7 +48,8 @@ export interface HostPorts {
 export type HostNotice =
   | { type: 'roster'; players: { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] }
   | { type: 'chat'; from: number; name: string; text: string; level?: 'info' | 'warn' | 'error' }
-  | { type: 'joined'; id: number; name: string }
+  /** caps: the capabilities its Join announced (e.g. resync-source-1: its launcher can upload its save). */
+  | { type: 'joined'; id: number; name: string; caps?: readonly string[] }
   | { type: 'left'; id: number; name: string; away: boolean }
   | { type: 'rtt'; rtt: Record<number, number>; off: Record<number, number> }
   | { type: 'permissions'; permissions: Permissions }

@@ -1,11 +1,14 @@
 // PlayerSession: the player's root. It runs the player's handshake chart over one connection, seals with
 // its assigned id after Welcome, accepts sealed frames from sender 0 only, answers Ping at the session
 // layer (never given to the game), keeps the roster, permissions and RTTs for the window, and hands game
-// traffic (Session, PeerClock, Action, …) to whoever drives the game (spec "Handshake", "Ping").
+// traffic (Session, PeerClock, Action, …) to whoever drives the game (spec "Handshake", "Ping"). A resync save's
+// chunks go to the `saves` port, never to the game; a ResyncLoad reaches the game only for a save received intact,
+// what follows it waiting behind it (spec "Receiving side").
 import { createActor, type Actor, type AnyActorLogic, type InspectionEvent } from 'xstate';
 import type { Crypto } from '../../protocol/crypto.ts';
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
-import { isSealedKind, Kind, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import { isSealedKind, Kind, LIMITS, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import type { ChunkKind } from '../../protocol/messages/chunkCodec.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
 import { joinProof } from '../../protocol/keys.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
@@ -24,6 +27,8 @@ export interface PlayerOptions {
   key: Uint8Array;
   version?: string;
   mods?: ModEntry[];
+  /** Join.caps: what this player's launcher can do (resync-source-1: upload its game's save for a repair). */
+  caps?: string[];
   joinDeadlineMs?: number;
 }
 
@@ -34,6 +39,16 @@ export interface PlayerPorts {
   log: LogFn;
   /** Receives every inspection event of the actors the session creates (the launcher's trace recorder). */
   inspect?: (event: InspectionEvent) => void;
+  /**
+   * The resync save's receiving side (adapters/saves/saveReceiver.ts, spec "Receiving side"): every ResyncChunk goes
+   * there, never to the game; a ResyncLoad reaches the game only for a save `loadable` names (received intact).
+   * Without it chunks are dropped and no ResyncLoad reaches the game.
+   */
+  saves?: {
+    accept(chunk: Payloads['ResyncChunk']): unknown;
+    /** The path of the save received intact for id and sha256, once the last chunk's check is done; else undefined. */
+    received(id: number, sha256: string): Promise<string | undefined>;
+  };
 }
 
 export type PlayerNotice =
@@ -72,6 +87,8 @@ export class PlayerSession {
   /** Causes of dropped frames already logged (cause:kind; at most 256 remembered). */
   private readonly loggedDrops = new Set<string>();
   private faulted = false;
+  /** While a ResyncLoad waits for its save's check: the game's messages that follow it. */
+  private gameWaits: Message[] | undefined;
 
   constructor(options: PlayerOptions, ports: PlayerPorts) {
     this.options = options;
@@ -121,6 +138,7 @@ export class PlayerSession {
           version,
           proof: joinProof(ports.crypto, options.key, nonce, options.name),
           ...(options.mods ? { mods: options.mods } : {}),
+          ...(options.caps ? { caps: options.caps } : {}),
         }),
       },
     });
@@ -216,33 +234,67 @@ export class PlayerSession {
       case 'Permissions':
         this.permissions = message.payload;
         this.notify({ type: 'permissions', permissions: message.payload });
-        this.notify({ type: 'game', message });
+        this.forGame(message);
         return;
       case 'Chat': {
         const { from = 0, name = '?', text, level } = message.payload;
         this.notify({ type: 'chat', from, name, text, ...(level ? { level } : {}) });
-        this.notify({ type: 'game', message });
+        this.forGame(message);
         return;
       }
       case 'PlayerJoined': {
         const p = message.payload.player;
         this.roster.set(p.id, { ...p, away: false });
         this.notifyRoster();
-        this.notify({ type: 'game', message });
+        this.forGame(message);
         return;
       }
+      case 'ResyncChunk':
+        this.ports.saves?.accept(message.payload);
+        return;
+      case 'ResyncLoad':
+        this.resyncLoad(message);
+        return;
       case 'PlayerLeft': {
         const { id, away } = message.payload;
         const row = this.roster.get(id);
         if (away && row) this.roster.set(id, { ...row, away: true });
         else this.roster.delete(id);
         this.notifyRoster();
-        this.notify({ type: 'game', message });
+        this.forGame(message);
         return;
       }
       default:
-        this.notify({ type: 'game', message });
+        this.forGame(message);
     }
+  }
+
+  /**
+   * A ResyncLoad reaches the game only for a save received intact (its last chunk's SHA-256 check may still run);
+   * what arrives for the game meanwhile waits and follows it, in order.
+   */
+  private resyncLoad(message: Extract<Message, { kind: 'ResyncLoad' }>): void {
+    const { id, sha256 } = message.payload;
+    if (this.gameWaits) return void this.gameWaits.push(message);
+    const received = this.ports.saves?.received(id, sha256) ?? Promise.resolve(undefined);
+    this.gameWaits = [];
+    const deliver = (path: string | undefined) => {
+      const after = this.gameWaits ?? [];
+      this.gameWaits = undefined;
+      if (path === undefined) this.ports.log({ msg: 'resync load dropped: its save did not arrive intact', id, level: 'warn' });
+      else this.notify({ type: 'game', message });
+      for (const next of after) {
+        if (next.kind === 'ResyncLoad') this.resyncLoad(next);
+        else this.forGame(next);
+      }
+    };
+    received.then(deliver, () => deliver(undefined));
+  }
+
+  /** Game traffic for the game link, unless a ResyncLoad waits for its save (then after it, in order). */
+  private forGame(message: Message): void {
+    if (this.gameWaits) this.gameWaits.push(message);
+    else this.notify({ type: 'game', message });
   }
 
   private welcomed(welcome: Payloads['Welcome']): void {
@@ -278,6 +330,25 @@ export class PlayerSession {
     }
     this.conn.write(frame);
     return true;
+  }
+
+  /**
+   * Sends a chunk kind's payload already encoded (protocol/messages/chunkCodec.ts, the fast base64), sealed with our
+   * id: a bug report's ReportPart (actors/player/reportPart.ts). False before Welcome, after the end, or over a frame.
+   */
+  sendEncodedChunk(kind: ChunkKind, payload: Uint8Array): boolean {
+    if (!this.sealer || !this.conn || this.conn.closeReason !== undefined) return false;
+    if (payload.length > LIMITS.payloadBytes) {
+      this.ports.log({ msg: 'message not sent: larger than a frame', kind });
+      return false;
+    }
+    this.conn.write(this.sealer.seal(Kind[kind], payload));
+    return true;
+  }
+
+  /** Bytes written to the host's connection not yet handed to the kernel (0 when not connected or not told). */
+  get queuedBytes(): number {
+    return this.conn?.queuedBytes ?? 0;
   }
 
   chat(text: string): boolean {

@@ -14,10 +14,11 @@ export class Launcher {
   readonly exited: Promise<number | null>;
   private readonly waiters: { test: (line: string) => boolean; done: (line: string) => void }[] = [];
 
-  constructor(name: string, args: string[]) {
+  /** `env`: added to this launcher's environment (its game inherits it, e.g. the demo's --desync). */
+  constructor(name: string, args: string[], env: Readonly<Record<string, string>> = {}) {
     this.name = name;
     const self = selfCommand(args);
-    this.child = spawn(self.command, self.args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, [LIFELINE_ENV]: 'stdin' } });
+    this.child = spawn(self.command, self.args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env, [LIFELINE_ENV]: 'stdin' } });
     this.child.stdin.on('error', () => {}); // the launcher may be gone when the demo types
     this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)));
     createInterface({ input: this.child.stdout }).on('line', (line) => this.onLine(line));

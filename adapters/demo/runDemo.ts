@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeSimSave } from '../launcher/gameProcess.ts';
 import { Launcher, pause, until as untilDefined } from './processes.ts';
+import { DESYNC_ENV } from '../simgame/desync.ts';
+import { askDemoReport } from './demoReport.ts';
 import { formatTable, gameStatus, hostStatus, type GameRow } from './status.ts';
+
+/** --desync: game-ms after its first step at which the chosen game's world is changed. */
+const DESYNC_AFTER_MS = 6_000;
 
 export interface DemoOptions {
   players: number;
@@ -29,17 +34,42 @@ export interface DemoOptions {
   inspect?: number;
   /** Stops the demo early: every wait rejects with its reason, the launchers are stopped, the folders removed. */
   signal?: AbortSignal;
+  /**
+   * `--desync`: one divergence injected into one game (the last player's, the host's when it plays alone) 6 game-s
+   * into the session (adapters/simgame/desync.ts); the demo then runs until the host asked for a repair and the
+   * resync round it started ended (the result's `resyncs`).
+   */
+  desync?: boolean;
+  /**
+   * `--hot-join`: the last player joins the running session a third into the run; the host's hot-join round (reason
+   * new player) loads the session's world into its game. The demo then runs until that round ended.
+   */
+  hotJoin?: boolean;
+  /**
+   * `--report`: at the end a player (the host when it plays alone) asks for a bug report (adapters/demo/demoReport.ts);
+   * the session folders are then kept, since the zip lives in the asker's.
+   */
+  report?: boolean;
 }
 
 export interface DemoResult {
   players: number;
   actions: number;
   late: number;
-  // No `resyncs` or `differences` yet: there is no resync round and no checksum round to count them. They come
-  // back measured with the checksum rounds, never as literals.
+  /** Resync rounds the host verified (its host.json), measured. */
+  resyncs: number;
+  /** Resync rounds that failed, with the last failure's reason. */
+  resyncsFailed: number;
+  resyncFailure?: string;
+  /** Every part that differed in a checksum round, with the games on each side (the host's host.json). */
+  differences: { n: number; part: string; games: string[][] }[];
+  /** Every repair the host's policy asked for, with its reason. */
+  repairRequests: { reason: string }[];
   worldsEqual: boolean;
   worldHash: string;
   pauseAt?: number;
+  /** --report: the path of the bug report's zip, measured (the file exists). */
+  report?: string;
   games?: { name: string; t: number; worldHash: string; applied: number; refused: number; late: number; actions: number }[];
 }
 
@@ -67,7 +97,9 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
   });
   aborted.catch(() => {});
   try {
-    const host = new Launcher('host', ['host', '--listen', '127.0.0.1:0', '--name', 'host', '--session-dir', dirs[0]!, ...simArgs(0)]);
+    const desyncAt = o.desync ? o.players - 1 : -1;
+    const desyncEnv = (i: number): Record<string, string> => (i === desyncAt ? { [DESYNC_ENV]: String(DESYNC_AFTER_MS) } : {});
+    const host = new Launcher('host', ['host', '--listen', '127.0.0.1:0', '--name', 'host', '--session-dir', dirs[0]!, ...simArgs(0)], desyncEnv(0));
     launchers.push(host);
     const codeLine = await Promise.race([
       aborted,
@@ -78,15 +110,16 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
       }),
     ]);
     const code = codeLine.slice('join code: '.length).trim();
-    for (let i = 1; i < o.players; i++) {
-      launchers.push(new Launcher(names[i]!, ['join', code, '--name', names[i]!, '--session-dir', dirs[i]!, ...simArgs(i)]));
-    }
+    const joiner = (i: number) => new Launcher(names[i]!, ['join', code, '--name', names[i]!, '--session-dir', dirs[i]!, ...simArgs(i)], desyncEnv(i));
+    // --hot-join: the last player joins later, into the running session.
+    const atStart = o.hotJoin && o.players > 1 ? o.players - 1 : o.players;
+    for (let i = 1; i < atStart; i++) launchers.push(joiner(i));
     if (o.live) print(`demo: ${o.players} games in ${root}`);
     if (o.inspect !== undefined) await printInspectors(launchers, print, aborted);
     // Every game joined and said Hello: start.
     await until(() => {
       const h = hostStatus(dirs[0]!);
-      return h && h.players.length === o.players && h.players.every((p) => p.ready) ? true : undefined;
+      return h && h.players.length === atStart && h.players.every((p) => p.ready) ? true : undefined;
     }, 60_000, 'every game to join and say hello');
     host.type('/start');
     await until(() => (hostStatus(dirs[0]!)?.session.started ? true : undefined), 30_000, 'the session to start');
@@ -98,14 +131,46 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
     const started = Date.now();
     const speeds = o.speeds.length ? o.speeds : [1];
     let speedIndex = -1;
+    let hotJoined = atStart === o.players;
     while (Date.now() - started < o.seconds * 1000) {
+      if (!hotJoined && Date.now() - started >= (o.seconds * 1000) / 3) {
+        hotJoined = true;
+        launchers.push(joiner(atStart));
+      }
       const phase = Math.min(speeds.length - 1, Math.floor(((Date.now() - started) / (o.seconds * 1000)) * speeds.length));
       if (phase !== speedIndex) {
         speedIndex = phase;
         if (phase > 0 || speeds[0] !== 1) host.type(`/speed ${speeds[phase]}`);
       }
-      if (o.live) show(formatTable(rows(), hostStatus(dirs[0]!)?.session));
+      if (o.live) show(formatTable(rows(), hostStatus(dirs[0]!)?.session, hostStatus(dirs[0]!)?.checksums, hostStatus(dirs[0]!)?.resync));
       await pause(1000, o.signal);
+    }
+    // --desync: the run goes on until the checksum rounds found the divergence and the host asked for a repair.
+    if (o.desync) {
+      await until(() => {
+        const h = hostStatus(dirs[0]!);
+        if (o.live) show(formatTable(rows(), h?.session, h?.checksums, h?.resync));
+        return h?.checksums?.repairRequests.length ? true : undefined;
+      }, 90_000, 'the checksum rounds to ask for a repair', 1000);
+      // The repair: the resync round the request started ends (verified, or failed with its reason).
+      await until(() => {
+        const h = hostStatus(dirs[0]!);
+        if (o.live) show(formatTable(rows(), h?.session, h?.checksums, h?.resync));
+        const r = h?.resync;
+        return r && r.rounds.verified + r.rounds.failed > 0 && r.state === 'Idle' ? true : undefined;
+      }, 120_000, 'the resync round to end', 500);
+    }
+
+    // --hot-join: the run goes on until the joiner is in and the round that loaded the session's world into it ended.
+    if (atStart < o.players) {
+      if (!hotJoined) launchers.push(joiner(atStart));
+      await until(() => {
+        const h = hostStatus(dirs[0]!);
+        if (o.live) show(formatTable(rows(), h?.session, h?.checksums, h?.resync));
+        const r = h?.resync;
+        const everyone = h && h.players.length === o.players && h.players.every((p) => p.ready);
+        return everyone && r && r.rounds.verified + r.rounds.failed > 0 && r.state === 'Idle' ? true : undefined;
+      }, 120_000, 'the joiner to be loaded by a resync round', 500);
     }
 
     // The end: one pause for all, then every game must stand at pauseAt.
@@ -125,13 +190,28 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
       );
       return same ? all : undefined;
     }, 60_000, 'every game to hold the same pause items', 50);
-    if (o.live) show(formatTable(rows(), hostStatus(dirs[0]!)?.session));
+    if (o.live) show(formatTable(rows(), hostStatus(dirs[0]!)?.session, hostStatus(dirs[0]!)?.checksums, hostStatus(dirs[0]!)?.resync));
+    const report = o.report ? await askDemoReport(launchers[1] ?? launchers[0]!, aborted) : undefined;
+    if (report !== undefined && o.live) print(`bug report: ${report}`);
 
+    const checksums = hostStatus(dirs[0]!)?.checksums;
+    const resync = hostStatus(dirs[0]!)?.resync;
+    // Ids follow the order the players joined, not their launch order: the host's roster names them.
+    const roster = hostStatus(dirs[0]!)?.players ?? [];
+    const nameOf = (id: number) => roster.find((p) => p.id === id)?.name ?? names[id] ?? `#${id}`;
     const hashes = final.map((s) => s!.worldHash);
     return {
+      ...(report === undefined ? {} : { report }),
       players: o.players,
       actions: final.reduce((n, s) => n + s!.actions, 0),
       late: final.reduce((n, s) => n + s!.late, 0),
+      differences: (checksums?.differences ?? []).flatMap((d) =>
+        d.parts.map((p) => ({ n: d.n, part: p.part, games: p.groups.map((g) => g.games.map(nameOf)) })),
+      ),
+      repairRequests: (checksums?.repairRequests ?? []).map((r) => ({ reason: r.reason })),
+      resyncs: resync?.rounds.verified ?? 0,
+      resyncsFailed: resync?.rounds.failed ?? 0,
+      ...(resync?.last?.failure ? { resyncFailure: resync.last.failure } : {}),
       worldsEqual: hashes.every((h) => h === hashes[0]),
       worldHash: hashes[0]!,
       pauseAt,
@@ -140,7 +220,7 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
   } finally {
     await Promise.all(launchers.slice(1).map((l) => l.stop()));
     await launchers[0]?.stop();
-    if (!o.keep && !o.root) rmSync(root, { recursive: true, force: true });
+    if (!o.keep && !o.root && !o.report) rmSync(root, { recursive: true, force: true });
   }
 }
 

@@ -3,11 +3,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GameStatus } from '../simgame/status.ts';
 import { HOST_STATUS_FILE } from '../launcher/hostLauncher.ts';
+import type { ChecksumStatus } from '../../actors/host/checksums.ts';
+import type { ResyncStatus } from '../../actors/host/resync.ts';
+import { progressBar } from '../../machines/rules/resyncChunks.ts';
 
 export type HostStatus = {
   players: { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[];
   session: { started: boolean; speed: number; pauseAt?: number; lead: number };
   waiting: string | null;
+  /** The checksum rounds (actors/host/checksums.ts); absent from an older host. */
+  checksums?: ChecksumStatus;
+  /** The resync rounds (actors/host/resync.ts); absent from an older host. */
+  resync?: ResyncStatus;
 };
 
 function readJson<T>(path: string): T | undefined {
@@ -24,12 +31,32 @@ export const hostStatus = (dir: string) => readJson<HostStatus>(join(dir, HOST_S
 export interface GameRow { name: string; id: number; status: GameStatus | undefined; rtt: number | undefined }
 
 /** The live status table: one line per game. */
-export function formatTable(rows: readonly GameRow[], session: HostStatus['session'] | undefined): string {
+export function formatTable(rows: readonly GameRow[], session: HostStatus['session'] | undefined, checksums?: ChecksumStatus, resync?: ResyncStatus): string {
   const head = `session: ${session ? (session.started ? `speed ${session.speed}${session.pauseAt === undefined ? '' : `, pauseAt ${session.pauseAt}`}, lead ${session.lead}` : 'not started') : '-'}`;
   const lines = rows.map(({ name, status: s, rtt }) => {
     if (!s) return `  ${name.padEnd(10)} (no status yet)`;
     const time = (s.t / 1000).toFixed(1).padStart(8);
     return `  ${name.padEnd(10)} t ${time} s  speed ${s.speed}  applied ${String(s.applied).padStart(5)}  refused ${String(s.refused).padStart(4)}  late ${s.late}  rtt ${rtt === undefined ? '   -' : rtt.toFixed(1).padStart(5)} ms  margin ${s.margin === null || s.margin === undefined ? '-' : `${s.margin} game-ms`}`;
   });
-  return [head, ...lines].join('\n');
+  return [head, ...lines, ...(checksums ? checksumLines(checksums) : []), ...(resync ? resyncLines(resync) : [])].join('\n');
+}
+
+/** The resync rounds in the live view: the running round's state, or the last result. */
+function resyncLines(r: ResyncStatus): string[] {
+  const counts = `verified ${r.rounds.verified}, failed ${r.rounds.failed}`;
+  if (r.state === 'Transferring' && r.transfer) return [`resync: round ${r.id} Transferring ${progressBar(r.transfer)}`];
+  if (r.state !== 'Idle') return [`resync: round ${r.id} ${r.state} (${r.reason ?? ''}; ${counts})`];
+  if (!r.last) return [];
+  return [`resync: round ${r.last.id} ${r.last.result}${r.last.failure ? `: ${r.last.failure}` : ''} (${counts})`];
+}
+
+/** The checksum rounds in the live view: the last round, the last difference by part, the last repair request. */
+function checksumLines(c: ChecksumStatus): string[] {
+  const r = c.rounds;
+  const out = [`checksum: ${c.lastRound ? `round ${c.lastRound.n} ${c.lastRound.result}` : 'no round yet'} (identical ${r.identical}, different ${r.different}, skipped ${r.time_skew}, dropped ${r.dropped})`];
+  const diff = c.differences.at(-1);
+  if (diff) out.push(`  differs in round ${diff.n}: ${diff.parts.map((p) => p.part).join(', ')}`);
+  const repair = c.repairRequests.at(-1);
+  if (repair) out.push(`  repair requested (${c.repairRequests.length}): ${repair.reason}`);
+  return out;
 }

@@ -20,6 +20,7 @@ import { payloadToJson, type KindName } from '../../protocol/messages/index.ts';
 import type { GameLink, LinkNotice, LinkProblem, LinkStatus } from '../fileLink/gameLink.ts';
 import type { LinkLine } from '../fileLink/linkLine.ts';
 import { BoundedLog, GameLineGate, checkGameLine, type BoundedLogLimits, type GateCounts } from './gameLines.ts';
+import { gameForwarder } from './resyncCursor.ts';
 
 export { GAME_MAY_SEND, LAUNCHER_ONLY_KINDS, gameMaySend, GameLineGate, BoundedLog } from './gameLines.ts';
 
@@ -236,10 +237,12 @@ export function bridgeHostGame(host: HostSession, link: GameLink, log: LogFn, op
 export function bridgePlayerGame(player: PlayerSession, link: GameLink, log: LogFn, options: BridgeOptions = {}): GameBridge {
   const gate = new GameLineGate(log, options.logLimits);
   const end = options.end ?? (() => player.leave());
+  // A ResyncLoad is written with the resync cursor after it (resyncCursor.ts).
+  const forward = gameForwarder(link, log, () => player.clockView());
   const off = player.on((n) => {
     if (n.type !== 'game') return;
     try {
-      forwardToGame(link, n.message, log, () => player.clockView());
+      forward(n.message);
     } catch (error) {
       gate.log.note(`forward:${n.message.kind}`, { msg: 'line for the game not written', level: 'error', kind: n.message.kind, error: String(error) });
     }

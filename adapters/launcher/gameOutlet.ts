@@ -5,7 +5,8 @@
 import type { LogFn } from '../../actors/ports.ts';
 import type { Message } from '../../actors/wire.ts';
 import type { GameLink } from '../fileLink/gameLink.ts';
-import { TO_GAME_KINDS, forwardToGame, type ClockView } from './gameBridge.ts';
+import { TO_GAME_KINDS, type ClockView } from './gameBridge.ts';
+import { gameForwarder } from './resyncCursor.ts';
 
 export interface GameOutletOptions {
   log: LogFn;
@@ -46,7 +47,7 @@ export class GameOutlet {
       return;
     }
     if (this.#link) {
-      forwardToGame(this.#link, message, this.#options.log, this.#options.view);
+      gameForwarder(this.#link, this.#options.log, this.#options.view)(message);
       return;
     }
     if (!TO_GAME_KINDS.has(message.kind)) return; // never written for the game anyway
@@ -70,7 +71,9 @@ export class GameOutlet {
     this.#link = link;
     const early = this.#early.splice(0);
     this.#bytes = 0;
-    for (const message of early) forwardToGame(link, message, this.#options.log, this.#options.view);
+    // Through the link's one forwarder: a ResyncLoad kept here gets its resync cursor (resyncCursor.ts).
+    const forward = gameForwarder(link, this.#options.log, this.#options.view);
+    for (const message of early) forward(message);
   }
 
   /** Messages and bytes kept now; why the outlet overflowed (and how many messages it refused since). */

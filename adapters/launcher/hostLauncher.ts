@@ -1,10 +1,20 @@
 // The host's launcher: HostSession + the TCP listener + (unless --game none) the host's own game as player 0
-// on the file link + the lockstep actor, and a status file for the window and the demo. The CLI command
-// (adapters/cli/commands/host.ts) parses the arguments and drives this from the terminal.
+// on the file link + the lockstep actor + the checksum rounds (actors/host/checksums.ts) + the resync rounds
+// (actors/host/resync.ts, the save in <session dir>/saves for the simulated game), and a status file for the
+// window and the demo. The CLI command (adapters/cli/commands/host.ts) parses the arguments and drives this from
+// the terminal.
 // What it cannot start (the game, the port, the game link) is a StartupError naming what and why, after
 // everything already opened is closed again; the cheap refusals come first and the slow key derivation last.
 import { join } from 'node:path';
 import { attachLockstep, type HostLockstep } from '../../actors/host/hostLockstep.ts';
+import { attachChecksums, type HostChecksums } from '../../actors/host/checksums.ts';
+import { attachResync, type HostResync } from '../../actors/host/resync.ts';
+import { attachReport, type HostReport } from '../../actors/host/report.ts';
+import { FRAME_VERSION } from '../../protocol/frame.ts';
+import { hostReportIo } from '../report/reportIo.ts';
+import { reloadModesFromEnv } from '../../machines/rules/resyncRound.ts';
+import { hostResyncFiles } from '../saves/hostResyncFiles.ts';
+import { gameSavesDir } from './gameSaves.ts';
 import { budgetedLog } from '../../actors/logBudget.ts';
 import { HostSession } from '../../actors/host/hostSession.ts';
 import type { Listener, LogFn } from '../../actors/ports.ts';
@@ -15,7 +25,8 @@ import { openGameLink, type GameLink } from '../fileLink/gameLink.ts';
 import { startupError, StartupError } from '../cli/failure.ts';
 import { writeFileAtomic } from '../simgame/status.ts';
 import { listenTcp } from '../transport/tcp.ts';
-import { bridgeHostGame, forwardToGame } from './gameBridge.ts';
+import { bridgeHostGame } from './gameBridge.ts';
+import { gameForwarder } from './resyncCursor.ts';
 import { openLauncherTrace, startLiveInspector } from './trace.ts';
 import { gameProblem, startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
 
@@ -36,6 +47,12 @@ export interface RunningHost {
   listener: Listener;
   secret: Uint8Array;
   lockstep: HostLockstep;
+  /** The checksum rounds, verdicts and repair policy (status() for the window and the demo). */
+  checksums: HostChecksums;
+  /** The resync rounds (status() for the window and the demo). */
+  resync: HostResync;
+  /** Bug reports (issue 14): `request(note)` is the terminal's /report. */
+  report: HostReport;
   /** Resolves with the reason when the session cannot go on (its lockstep failed, its game link failed). */
   failed: Promise<string>;
   /** The inspector's page, with `inspect`. */
@@ -88,7 +105,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
       wallClock: Date.now,
       log,
       ...(trace.inspect ? { inspect: trace.inspect } : {}),
-      ...(link ? { localGame: (m) => forwardToGame(link, m, o.log) } : {}),
+      ...(link ? { localGame: gameForwarder(link, o.log) } : {}),
     },
   );
   const unbridge = link ? bridgeHostGame(host, link, o.log, { end: fail }) : undefined;
@@ -97,6 +114,37 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
     host,
     { clock: realClock, wallClock: Date.now, log, ...(trace.inspect ? { inspect: trace.inspect } : {}) },
     { hostGame: link !== undefined, onFailure: (err) => fail(`the lockstep failed (${String(err)})`) },
+  );
+  const checksums = attachChecksums(
+    host,
+    lockstep,
+    { clock: realClock, log, ...(trace.inspect ? { inspect: trace.inspect } : {}) },
+    { onFailure: (err) => fail(`the checksum rounds failed (${String(err)})`) },
+  );
+  const savesDir = link ? gameSavesDir(o.game, o.dir) : undefined;
+  const resync = attachResync(
+    host,
+    lockstep,
+    checksums,
+    {
+      clock: realClock,
+      log,
+      ...(trace.inspect ? { inspect: trace.inspect } : {}),
+      ...(savesDir ? { files: hostResyncFiles({ savesDir, sealChunk: (p) => host.sealChunk(p), clock: realClock, log }) } : {}),
+    },
+    { ...reloadModesFromEnv(process.env), onFailure: (err) => fail(`the resync round failed (${String(err)})`) },
+  );
+  const report = attachReport(
+    host,
+    {
+      clock: realClock,
+      log,
+      wallClock: Date.now,
+      randomSalt: () => Buffer.from(nodeCrypto.randomBytes(16)).toString('base64url'),
+      io: hostReportIo({ dir: o.dir, clock: realClock, log }),
+      ...(trace.inspect ? { inspect: trace.inspect } : {}),
+    },
+    { session: o.name, hostVersion: host.options.version, protocol: FRAME_VERSION },
   );
   host.attach(listener);
 
@@ -110,6 +158,8 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
           players: host.players(),
           session: host.sessionPayload(),
           waiting: lockstep.waiting() ?? null,
+          checksums: checksums.status(),
+          resync: resync.status(),
           ...(unbridge ? { link: unbridge.status().link } : {}),
         }),
       );
@@ -125,6 +175,9 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
     clearInterval(statusTimer);
     writeStatus();
     host.stop(reason);
+    resync.stop();
+    await report.stop();
+    checksums.stop();
     lockstep.stop();
     await listener.close(reason);
     await game?.stop();
@@ -142,5 +195,5 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
   }
   statusTimer = setInterval(writeStatus, 500);
 
-  return { host, listener, secret, lockstep, failed, stop, ...(live ? { inspectorUrl: live.url } : {}) };
+  return { host, listener, secret, lockstep, checksums, resync, report, failed, stop, ...(live ? { inspectorUrl: live.url } : {}) };
 }

@@ -2,15 +2,16 @@
 // and executes whole 200 game-ms steps, calling feverlink3.beforeStep(t) before each, never at or
 // past the limit. Bots issue commands through feverlink3.command. Implements the `engine` table.
 // Spec: docs/ENGINE.md §2–3, lockstep.md "Units", filelink-contract (status.json).
-import { readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bot } from './bots.ts';
 import type { EngineBackend, ModHooks } from './luaHost.ts';
-import { writeFileAtomic, writeStatus, type GameStatus } from './status.ts';
+import { writeStatus, type GameStatus } from './status.ts';
 import { applyCommand } from './world/apply.ts';
-import { checksumParts, worldHash } from './world/checksum.ts';
+import { worldHash } from './world/checksum.ts';
+import { authorityValues, checksumLanes, correctAuthority } from './world/checksumLanes.ts';
 import { CATEGORY, type ApplyResult, type Command } from './world/commands.ts';
-import { deserializeWorld, serializeWorld } from './world/save.ts';
+import { paddingFromEnv, readSaveFile, writeSaveFile } from './world/saveFile.ts';
 import { step } from './world/step.ts';
 import { SPEEDS, STEP, type Speed, type World } from './world/types.ts';
 
@@ -18,6 +19,8 @@ import { SPEEDS, STEP, type Speed, type World } from './world/types.ts';
 export const MAX_FRAME_MS = 250;
 /** status.json is rewritten about this often (wall ms). */
 export const STATUS_EVERY_MS = 250;
+/** How often (wall ms) the bots ask the mod whether the session has started. */
+export const BOTS_CHECK_MS = 250;
 /** A name engine.save / engine.load accepts: a plain file name in the saves folder. */
 const SAVE_NAME = /^[A-Za-z0-9_][A-Za-z0-9 _.-]{0,99}$/;
 
@@ -34,6 +37,8 @@ export interface SimGameOptions {
   readonly statusPath?: string | null;
   /** Folder of engine.save / engine.load. */
   readonly savesDir?: string;
+  /** Filler bytes after the world in every save (benches: a big resync); default FEVERLINK3_SIM_SAVE_PADDING or 0. */
+  readonly savePaddingBytes?: number;
   readonly log?: (level: 'info' | 'warn' | 'error', text: string) => void;
 }
 
@@ -46,6 +51,7 @@ export class SimGame implements EngineBackend {
   private readonly throttle: number;
   private readonly statusPath: string | null;
   private readonly savesDir: string;
+  private readonly savePaddingBytes: number;
   private readonly log: NonNullable<SimGameOptions['log']>;
   private wanted: Speed;
   private limit: number | null = null;
@@ -53,6 +59,8 @@ export class SimGame implements EngineBackend {
   private lastFrame: number | null = null;
   private lastStatus = -Infinity;
   private seq = 0;
+  private botsCheck: { at: number; may: boolean } | null = null;
+  private botsStopped = false;
   /** Counters for status.json. */
   applied = 0;
   refused = 0;
@@ -69,12 +77,19 @@ export class SimGame implements EngineBackend {
     this.wanted = options.speed ?? 1;
     this.statusPath = options.statusPath ?? null;
     this.savesDir = options.savesDir ?? '.';
+    this.savePaddingBytes = options.savePaddingBytes ?? paddingFromEnv();
     this.log = options.log ?? ((level, text) => console.error(`[simgame ${level}] ${text}`));
+  }
+
+  /** Stops (or restarts) the bots: the players stop clicking (a simulator's session winding down). */
+  stopBots(stopped = true): void {
+    this.botsStopped = stopped;
   }
 
   /** Connects the mod (after it was loaded with this game as its engine). */
   attach(mod: ModHooks | null): void {
     this.mod = mod;
+    this.botsCheck = null;
   }
 
   // ---- the engine table (ENGINE.md §2) ----
@@ -109,15 +124,32 @@ export class SimGame implements EngineBackend {
     return r;
   }
 
+  /** The spec's parts of a checksum round (world/checksumLanes.ts). */
   checksum(): Record<string, string> {
-    return checksumParts(this.world);
+    return checksumLanes(this.world);
+  }
+
+  /** The Authority values (money, loan) the host corrects to. */
+  authority(): Record<string, number> {
+    return authorityValues(this.world);
+  }
+
+  /** Applies the host's Authority values (spec Authority 16). */
+  correct(values: Record<string, number>): void {
+    const changed = correctAuthority(this.world, values);
+    if (changed.length > 0) this.log('info', `authority applied: ${changed.map((k) => `${k}=${values[k]}`).join(', ')}`);
   }
 
   save(name: string): { ok: boolean; detail: string } {
     if (!SAVE_NAME.test(name)) return { ok: false, detail: `bad save name ${JSON.stringify(name)}` };
     const path = join(this.savesDir, name);
     try {
-      writeFileAtomic(path, serializeWorld(this.world));
+      mkdirSync(this.savesDir, { recursive: true });
+      writeSaveFile(path, this.world, this.savePaddingBytes);
+      // Counted from the saved world on, as a game that loads it counts from its load (see `load`): a host that does
+      // not reload (FEVERLINK3_HOST_RELOAD=0) and the players that load its save then count alike.
+      this.applied = 0;
+      this.refused = 0;
       return { ok: true, detail: path };
     } catch (e) {
       return { ok: false, detail: (e as Error).message };
@@ -127,16 +159,14 @@ export class SimGame implements EngineBackend {
   load(name: string): { ok: boolean; detail: string } {
     if (!SAVE_NAME.test(name)) return { ok: false, detail: `bad save name ${JSON.stringify(name)}` };
     const path = join(this.savesDir, name);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (e) {
-      return { ok: false, detail: (e as Error).message };
-    }
-    const r = deserializeWorld(text);
+    const r = readSaveFile(path);
     if (!r.ok) return { ok: false, detail: `${path}: ${r.reason}` };
     this.world = r.world;
     this.acc = 0;
+    // The verdicts counted are this world's: a game that joined late and one that ran from the start, once both
+    // loaded the same save, have decided the same commands since (the demo compares these counts).
+    this.applied = 0;
+    this.refused = 0;
     return { ok: true, detail: path };
   }
 
@@ -166,8 +196,13 @@ export class SimGame implements EngineBackend {
    * before the others joined would reach nobody). Solo (the mod inactive or absent) they always act.
    */
   private botsMayAct(): boolean {
+    // the mod's status is a whole table crossing from Lua: asked at most every BOTS_CHECK_MS, not every frame
+    const now = this.now();
+    if (this.botsCheck !== null && now - this.botsCheck.at < BOTS_CHECK_MS && now >= this.botsCheck.at) return this.botsCheck.may;
     const mod = this.mod?.status() ?? null;
-    return mod?.active !== true || mod.started === true;
+    const may = mod?.active !== true || mod.started === true;
+    this.botsCheck = { at: now, may };
+    return may;
   }
 
   /** A local command: offered to the mod first; applied now only when the mod does not take it. */
@@ -187,7 +222,7 @@ export class SimGame implements EngineBackend {
     const wall = this.lastFrame === null ? 0 : Math.min(MAX_FRAME_MS, Math.max(0, now - this.lastFrame));
     this.lastFrame = now;
     const dt = wall * this.throttle;
-    if (this.bots.length > 0 && this.botsMayAct()) {
+    if (this.bots.length > 0 && !this.botsStopped && this.botsMayAct()) {
       for (const bot of this.bots) {
         for (const cmd of bot.tick(this.world, dt, () => this.newKey())) this.issue(cmd);
       }

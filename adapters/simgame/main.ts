@@ -3,7 +3,7 @@
 // exactly as the game does; SIGTERM/SIGINT end it cleanly with a final status.json.
 // Spec: issue 4 item 3, filelink-contract, docs/ENGINE.md.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Bot, botSeed } from './bots.ts';
 import { SimGame } from './game.ts';
 import { LuaHost } from './luaHost.ts';
@@ -13,6 +13,8 @@ import { hashInts } from './world/rng.ts';
 import { deserializeWorld, serializeWorld } from './world/save.ts';
 import { SPEEDS, type Speed } from './world/types.ts';
 import { defaultModDir, modSources } from '../runtime.ts';
+import { desyncFromEnv } from './desync.ts';
+import { simSavesDir } from '../launcher/gameSaves.ts';
 
 export const USAGE = [
   'usage: feverlink3 simgame --session-dir DIR (--save FILE | --new-save FILE) [--seed N] [--bots N]',
@@ -171,7 +173,8 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
     throttle: a.throttle,
     speed: a.speed,
     statusPath: join(sessionDir, 'status.json'),
-    savesDir: dirname(savePath),
+    // The resync saves: this game's own folder (adapters/launcher/gameSaves.ts), never the shared start save's.
+    savesDir: simSavesDir(sessionDir),
     log: (level, text) => say(`${level}: ${text}`),
   });
   let host: LuaHost | null = null;
@@ -188,6 +191,8 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
     return 1;
   }
   game.attach(host);
+  // `feverlink3 demo --desync`: one divergence injected into this game's world (adapters/simgame/desync.ts).
+  const desync = desyncFromEnv(process.env, say);
   game.writeStatus(false);
   return new Promise<number>((done) => {
     let timer: NodeJS.Timeout | undefined;
@@ -209,6 +214,7 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
       const started = performance.now();
       try {
         game.frame();
+        desync?.(game.world);
       } catch (e) {
         failures += 1;
         if (failures <= 10 || failures % 1000 === 0) {

@@ -9,9 +9,9 @@ export interface GameStatus {
   t: number;
   /** Speed in effect (0 while standing still). */
   speed: number;
-  /** Commands applied (natively or through engine.apply). */
+  /** Commands applied (natively or through engine.apply) since the world was started, or last saved or loaded (a resync). */
   applied: number;
-  /** Commands refused. */
+  /** Commands refused, counted alike. */
   refused: number;
   /** Late items the mod reported (its status().late), 0 without a mod. */
   late: number;

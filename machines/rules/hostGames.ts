@@ -32,15 +32,15 @@ export function leaveGame(games: Games, id: number): Games {
 
 /**
  * A Hello: the game is loaded and ready; its clock from before is dropped. In a started session a player's game
- * becomes an outsider (until the resync round, which is not built yet, loads the session's world into it); the
- * host's own game holds the session's world by definition.
+ * becomes an outsider until a resync round loads the session's world into it: the Hello of that load (`loaded`)
+ * ends the mark (spec "Outsiders"); the host's own game holds the session's world by definition.
  */
-export function helloGame(games: Games, id: number, started: boolean, now: number, time?: number): Games {
+export function helloGame(games: Games, id: number, started: boolean, now: number, time?: number, loaded = false): Games {
   const game = games[id];
   if (game === undefined) return games;
   const { clock: _old, stalled: _mark, bestSafe: _promise, bestT: _best, ...rest } = game;
   const best = time === undefined ? {} : { bestT: time };
-  return { ...games, [id]: { ...rest, ...best, ready: true, hasWorld: id === 0 || !started, advancedAt: now } };
+  return { ...games, [id]: { ...rest, ...best, ready: true, hasWorld: id === 0 || !started || loaded, advancedAt: now } };
 }
 
 /**

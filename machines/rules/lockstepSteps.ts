@@ -122,10 +122,10 @@ function stranger(context: Ctx, from: number): Step {
 }
 
 /** A Hello: the game is ready (an outsider in a started session); its old clock is dropped. */
-export function onHello(context: Ctx, from: number, payload: HelloPayload): Step {
+export function onHello(context: Ctx, from: number, payload: HelloPayload, loaded = false): Step {
   const game = context.games[from];
   if (game === undefined) return stranger(context, from);
-  const games = helloGame(context.games, from, context.session.started, context.now, payload.time);
+  const games = helloGame(context.games, from, context.session.started, context.now, payload.time, loaded);
   const out: Out[] = [log({ msg: 'game said hello', from, time: payload.time })];
   if (!games[from]!.hasWorld) {
     out.push(log({ msg: 'game is an outsider until a resync round loads the session world', from }));

@@ -315,7 +315,7 @@ export function hostUiAction(rng: Rng, h: FuzzHost, cov: Coverage, typed: string
 
 /**
  * The streams of the two honest players, compared from the moment both were joined: every message both must get
- * (all but Pings and what came from either of them) in one identical order.
+ * (all but Pings, what came from either of them, and what is addressed to one game) in one identical order.
  */
 export function compareOrder(a: Honest, b: Honest, hostDone: string | undefined): string | undefined {
   const ra = a.peer.received;
@@ -336,6 +336,8 @@ export function compareOrder(a: Honest, b: Honest, hostDone: string | undefined)
   const shared = (list: Received[], from: number, to: number): Received[] =>
     list.slice(from, to).filter((m) => {
       if (m.kind === 'Ping' || m.kind === 'Kicked') return false;
+      // A bug report's ask names each game's own transfer id; the busy answer and the bundle go to the asker only.
+      if (m.kind === 'ReportAsk' || m.kind === 'ReportBusy' || m.kind === 'ReportBundle') return false;
       const origin = fromOf(m);
       const relayed = m.kind === 'Chat' || m.kind === 'Action' || m.kind === 'PeerClock';
       if (relayed && origin !== undefined && ids.has(origin)) {

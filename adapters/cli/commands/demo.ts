@@ -1,6 +1,8 @@
 // `feverlink3 demo [--players N] [--seconds S] [--json] [--bot-rate N] [--speeds 1,4,2] [--throttle I:F]
-// [--keep]`: a local session of simulated games in lockstep (the README's main job). --json prints one line:
-// {"players":N,"actions":A,"late":L,"resyncs":R,"differences":[…],"worldsEqual":…,"worldHash":"…"}.
+// [--keep] [--desync]`: a local session of simulated games in lockstep (the README's main job). --json prints one line:
+// {"players":N,"actions":A,"late":L,"differences":[{n,part,games}…],"repairRequests":[{reason}…],"resyncs":R,
+// "resyncsFailed":F,"worldsEqual":…,"worldHash":"…"}. --desync injects one divergence into one game and runs until the
+// resync round the host's repair request started ended.
 // SIGINT / SIGTERM stop it early (its launchers and their games end with it, status 1); a hang-up does not.
 import { runDemo, type DemoOptions } from '../../demo/runDemo.ts';
 import { decimalNumber, parseCommandLine, usageText, wholeNumber, type CommandSpec } from '../args.ts';
@@ -10,7 +12,7 @@ import { keepRunningOnHangup } from '../supervise.ts';
 
 export const spec = {
   name: 'demo',
-  synopsis: ['demo [--players N] [--seconds S] [--json] [--bot-rate PER_MIN] [--speeds 1,4,2] [--throttle PLAYER:FACTOR]'],
+  synopsis: ['demo [--players N] [--seconds S] [--json] [--bot-rate PER_MIN] [--speeds 1,4,2] [--throttle PLAYER:FACTOR] [--desync] [--hot-join] [--report]'],
   about: 'a local session: a host and players as separate launchers on 127.0.0.1, each with a simulated game and bots',
   options: {
     players: { type: 'string', arg: 'N', help: 'games, the host included, 1 to 8', default: '3' },
@@ -21,6 +23,9 @@ export const spec = {
     throttle: { type: 'string', arg: 'PLAYER:FACTOR', help: "one player's game gets FACTOR × the wall time, e.g. 1:0.5" },
     seed: { type: 'string', arg: 'N', help: 'the world seed of the save every game starts from', default: '1' },
     keep: { type: 'boolean', help: 'keep the session folders afterwards' },
+    desync: { type: 'boolean', help: 'inject one divergence into one game; run until the automatic repair (a resync round) ended' },
+    'hot-join': { type: 'boolean', help: 'the last player joins the running session; run until the round that loads its world ended' },
+    report: { type: 'boolean', help: 'at the end a player asks for a bug report; its zip\'s path is printed (folders kept)' },
     dir: { type: 'string', arg: 'DIR', help: 'put the session folders here (kept)' },
     inspect: { type: 'string', arg: 'PORT', help: "serve the host's inspector page on 127.0.0.1:PORT (0: any free port); each player's on a free port" },
   },
@@ -68,6 +73,9 @@ export async function run(args: readonly string[]): Promise<number> {
     live: !values.json,
     keep: values.keep,
     signal: stop.signal,
+    ...(values.desync ? { desync: true } : {}),
+    ...(values['hot-join'] ? { hotJoin: true } : {}),
+    ...(values.report ? { report: true } : {}),
     ...(throttle ? { throttle } : {}),
     ...(values.dir ? { root: values.dir } : {}),
     ...(values.inspect === undefined ? {} : { inspect: wholeNumber('--inspect', values.inspect, 0, 65535) }),
@@ -85,6 +93,10 @@ export async function run(args: readonly string[]): Promise<number> {
           `${result.pauseAt} after ${result.actions} actions; world ${result.worldHash}\n`,
       );
     }
+    // --desync succeeds when the divergence was found, a repair asked for and made (a verified resync round, equal
+    // worlds); --hot-join when the joiner's world was loaded by a verified round and the worlds are equal.
+    if (values.desync && !(result.differences.length > 0 && result.repairRequests.length > 0)) return 1;
+    if (values.desync || values['hot-join']) return result.worldsEqual && result.resyncs > 0 ? 0 : 1;
     return result.worldsEqual && result.late === 0 ? 0 : 1;
   } catch (error) {
     writeErr(`feverlink3 demo: ${(error as Error).message}\n`);

@@ -15,7 +15,7 @@ import { parseHostPort, sessionDir } from '../sessionDir.ts';
 import { writeOut } from '../stdio.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
 
-const HELP = `commands: /start  /pause  /speed 1|2|4  /players  /kick ID [why]
+const HELP = `commands: /start  /pause  /speed 1|2|4  /resync [why]  /players  /kick ID [why]  /report [note]
           /perm build|bulldoze|spend|speed|other everyone|host|ID,ID  /quit      anything else is chat`;
 
 /** say() prints one line (a line break in it would be replaced), so the help goes line by line. */
@@ -32,7 +32,7 @@ export const spec = {
     ...LAUNCHER_OPTIONS,
   },
   notes: [
-    'lines typed while it runs: /start  /pause  /speed 1|2|4  /players  /kick ID [why]  /quit',
+    'lines typed while it runs: /start  /pause  /speed 1|2|4  /resync [why]  /players  /kick ID [why]  /report [note]  /quit',
     '  /perm build|bulldoze|spend|speed|other everyone|host|ID,ID; anything else is chat',
   ],
 } as const satisfies CommandSpec;
@@ -98,6 +98,11 @@ export async function run(args: readonly string[]): Promise<number> {
     else if (n.type === 'roster') say(`players: ${formatRoster(n.players)}`);
     else if (n.type === 'rtt') printRtt(host.players());
   });
+  running.report.on((n) => {
+    if (n.type === 'written') say(`bug report: ${n.path}`);
+    else if (n.type === 'busy') say(`bug report busy: report ${n.report} asked by ${n.byName} is being made`);
+    else say(`bug report abandoned: ${n.why}`);
+  });
   const stopReading = readLines((line) => command(running, line));
 
   const outcome = await Promise.race([stopped.then((signal) => ({ signal })), running.failed.then((failure) => ({ failure }))]);
@@ -117,7 +122,7 @@ export async function run(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-function command({ host, lockstep }: RunningHost, line: string): void {
+function command({ host, lockstep, report, resync }: RunningHost, line: string): void {
   if (!line.startsWith('/')) return host.chat(line);
   const [verb, ...rest] = line.slice(1).split(/\s+/);
   switch (verb) {
@@ -125,16 +130,25 @@ function command({ host, lockstep }: RunningHost, line: string): void {
       lockstep.start();
       return say(lockstep.waiting() ? `start waits: ${lockstep.waiting()}` : 'start');
     case 'pause':
+      if (resync.running()) return say(`pause ignored: resync ${resync.status().id} runs (${resync.status().state})`);
       lockstep.pause();
       return;
     case 'speed': {
       const speed = Number(rest[0]);
       if (![1, 2, 4].includes(speed)) return say('speed: 1, 2 or 4');
+      if (resync.running()) return say(`speed ignored: resync ${resync.status().id} runs (${resync.status().state})`);
       lockstep.speed(speed);
       return;
     }
+    case 'resync':
+      if (resync.running()) return say(`resync ${resync.status().id} already runs (${resync.status().state})`);
+      resync.start(rest.join(' ') || 'the host asked');
+      return;
     case 'players':
       return say(`players: ${formatRoster(host.players())}`);
+    case 'report':
+      report.request(rest.join(' ') || undefined);
+      return say('bug report asked');
     case 'kick': {
       const id = Number(rest[0]);
       if (!host.connectedIds().includes(id)) return say(`no connected player ${rest[0] ?? ''}`);

@@ -16,7 +16,7 @@ import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } fro
 export const spec = {
   name: 'join',
   synopsis: ['join CODE --name NAME [--password PW] [--game sim|none | --game-dir PATH]'],
-  about: 'joins the session of a join code: shows the roster, chat and RTTs; lines typed are chat, /players, /quit',
+  about: 'joins the session of a join code: shows the roster, chat and RTTs; lines typed are chat, /players, /report [note], /quit',
   operands: { name: 'the join code (CODE)', min: 1 },
   options: {
     name: { type: 'string', arg: 'NAME', help: "this player's name", required: true },
@@ -76,9 +76,18 @@ export async function run(args: readonly string[]): Promise<number> {
       else if (n.type === 'ended') resolve(n);
     });
   });
+  running.report.on((n) => {
+    if (n.type === 'received') say(`bug report: ${n.path}`);
+    else if (n.type === 'busy') say(`bug report busy: report ${n.report} asked by ${n.byName} is being made`);
+    else say(`bug report failed: ${n.why}`);
+  });
   const stopReading = readLines((line) => {
     if (line === '/quit') player.leave();
     else if (line === '/players') say(`players: ${formatRoster(player.players())}`);
+    else if (line === '/report' || line.startsWith('/report ')) {
+      const note = line.slice('/report'.length).trim();
+      say(running.report.request(note || undefined) ? 'bug report asked' : 'not in the session yet');
+    }
     else if (!player.chat(line)) say('not in the session yet');
   });
   const outcome = await Promise.race([

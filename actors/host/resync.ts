@@ -1,0 +1,348 @@
+// The host's resync actor: runs the resync round chart (machines/resync.ts, systemId `resync`) beside the HostSession,
+// the lockstep and the checksum rounds (spec wire-protocol.txt "Resync round" up to "Hot join"; issue 11). It feeds
+// the chart the roster, the session's start and speed, whom the pause still waits for (read from the lockstep at each
+// tick), the saving game's SaveDone, the launcher's resync_file_ready (the `files` port hashes the save), each
+// participant's finished transfer and the Hellos; and it does what the chart emits: the pause (the lockstep's pause
+// order), ResyncSave, the chunks (the `files` port, sealed once), the hold of what is made for a participant while
+// the save travels, ResyncLoad then the held messages, the verification round (checksums.ts), the previous speed after
+// a verified round, Session `resync`/`loading` on every state change, and ResyncFailed (logged, a chat notice, the
+// session left paused). A repair request of the checksum policy starts a round (autoResync).
+import { createActor, type Actor } from 'xstate';
+import { RESYNC_SYSTEM_ID, resyncMachine, type ResyncProgressState } from '../../machines/resync.ts';
+import { sessionOf } from '../../machines/lockstep.ts';
+import { namesOf, resyncSaveName } from '../../machines/rules/resyncRound.ts';
+import { LIMITS, type Payloads } from '../../protocol/messages/index.ts';
+import { codePoints } from '../../protocol/messages/schema.ts';
+import type { ConnectionHandle } from '../connectionActor.ts';
+import type { Clock, LogFn } from '../ports.ts';
+import { guarded, stackOf } from '../supervise.ts';
+import type { HostChecksums } from './checksums.ts';
+import type { HostLockstep } from './hostLockstep.ts';
+import type { HostSession } from './hostSession.ts';
+import type { InspectionObserver } from './hostTypes.ts';
+
+/** The capability of a player whose launcher can upload its game's save (Join.caps; spec "Repair source"). */
+export const RESYNC_SOURCE_CAPABILITY = 'resync-source-1';
+
+/** The launcher's side of the save (adapters/saves/hostResyncFiles.ts): node's files live there, not in actors/. */
+export interface ResyncFiles {
+  /** resync_file_ready: the SHA-256 (lower-case hex) and length of the saving game's file `name`. */
+  digest(name: string): Promise<{ sha256: string; bytes: number }>;
+  /** Streams the file to the participants, each chunk sealed once; `onPeerDone` once a participant has every chunk. */
+  send(transfer: {
+    id: number;
+    name: string;
+    sha256: string;
+    bytes: number;
+    participants: ReadonlyMap<number, ConnectionHandle>;
+    onPeerDone(player: number): void;
+  }): ResyncTransfer;
+  /**
+   * A chunk of the repair source's upload (ResyncUpload): kept until the save is whole and matches its SHA-256, then
+   * written where `digest` and `send` find it under the round's name; `received(id)` then.
+   */
+  receive?(chunk: Payloads['ResyncUpload'], received: (id: number) => void): void;
+}
+
+export interface ResyncTransfer {
+  /** Bytes handed to the slowest participant, the rate and the time left (the status, a progress bar). */
+  progress(): TransferProgress;
+  /** The participant left: forgotten with what was queued for it. */
+  remove(player: number): void;
+  /** The round ended: nothing more is written. */
+  cancel(): void;
+}
+
+export interface HostResyncOptions {
+  /** HostOptions.hostReloads / hostLoadsEarly (reloadModesFromEnv). */
+  hostReloads?: boolean;
+  hostLoadsEarly?: boolean;
+  /** How often the pause is looked at (ms). */
+  tickMs?: number;
+  /** Replaces the chart (tests shorten its timeouts with `.provide({ delays })`). */
+  machine?: typeof resyncMachine;
+  onFailure?: (err: unknown) => void;
+}
+
+/** What the window and `feverlink3 demo --json` show of the resync rounds. */
+export interface ResyncStatus {
+  /** Rounds ended, by result. */
+  rounds: { verified: number; failed: number };
+  /** The running round (state Idle between rounds). */
+  state: ResyncProgressState;
+  id: number;
+  reason?: string;
+  /** The last round that ended. */
+  last?: { id: number; reason: string; result: 'verified' | 'failed'; failure?: string };
+  /** The save on its way to the participants (the running or the last transfer). */
+  transfer?: TransferProgress;
+}
+
+export interface TransferProgress {
+  bytes: number;
+  total: number;
+  bytesPerSecond: number;
+  secondsLeft: number | undefined;
+}
+
+export interface HostResync {
+  readonly actor: Actor<typeof resyncMachine>;
+  /** The host's button (start_resync): a round with this reason (ignored, logged, while one runs). */
+  start(reason: string): void;
+  /** A round runs (the host's pause and speed are ignored then: spec "Resync round"). */
+  running(): boolean;
+  status(): ResyncStatus;
+  stop(): void;
+}
+
+export function attachResync(
+  host: HostSession,
+  lockstep: HostLockstep,
+  checksums: HostChecksums,
+  ports: { clock: Clock; log: LogFn; inspect?: InspectionObserver; files?: ResyncFiles },
+  options: HostResyncOptions = {},
+): HostResync {
+  const { clock, log, files } = ports;
+  const inspect = ports.inspect && guarded(log, 'inspect', ports.inspect);
+  const input = {
+    ...(options.hostReloads === undefined ? {} : { hostReloads: options.hostReloads }),
+    ...(options.hostLoadsEarly === undefined ? {} : { hostLoadsEarly: options.hostLoadsEarly }),
+  };
+  const actor = createActor(options.machine ?? resyncMachine, { clock, systemId: RESYNC_SYSTEM_ID, input, ...(inspect ? { inspect } : {}) });
+  const status: ResyncStatus = { rounds: { verified: 0, failed: 0 }, state: 'Idle', id: 0 };
+  const context = () => actor.getSnapshot().context;
+  const inRound = () => actor.getSnapshot().matches('Round');
+  let transfer: ResyncTransfer | undefined;
+  let lastTransfer: TransferProgress | undefined;
+  let byPolicy = false;
+  let failure: string | undefined;
+
+  // Session `resync` while a round runs (and `loading` while it loads), in Welcome, the status and every broadcast.
+  const base = host.sessionPayload;
+  let round: Pick<Payloads['Session'], 'resync' | 'loading'> = {};
+  host.useSessionSource(() => ({ ...base(), ...round }));
+
+  const on = <T extends Parameters<typeof actor.on>[0]>(type: T, fn: Parameters<typeof actor.on<T>>[1]) =>
+    actor.on(type, guarded(log, `resync ${type}`, fn as (e: unknown) => void));
+  on('out.progress', (e) => {
+    // Nothing is stamped from Saving to the end of Loading (spec "The pause after the load").
+    const stampsHeld = e.state === 'Saving' || e.state === 'Transferring' || e.state === 'Loading';
+    if (stampsHeld !== (status.state === 'Saving' || status.state === 'Transferring' || status.state === 'Loading')) lockstep.holdStamps(stampsHeld);
+    status.state = e.state;
+    status.id = e.id;
+    status.reason = e.reason;
+    if (e.state === 'Idle') {
+      round = {};
+      const result = e.result ?? 'verified';
+      status.rounds[result]++;
+      status.last = { id: e.id, reason: e.reason, result, ...(failure ? { failure } : {}) };
+      failure = undefined;
+    } else {
+      // The reason may quote a game's detail: cut to what Session.resync carries (a longer one would be dropped).
+      const reason = codePoints(e.reason, LIMITS.detailChars) > LIMITS.detailChars ? [...e.reason].slice(0, LIMITS.detailChars).join('') : e.reason;
+      round = { resync: { id: e.id, state: e.state, reason }, ...(e.loading ? { loading: [...e.loading] } : {}) };
+      if (e.state === 'Pausing') {
+        checksums.repairStarted(byPolicy);
+        byPolicy = false;
+      }
+    }
+    log({ msg: `resync ${e.id}: ${e.state}`, reason: e.reason, ...(e.participants ? { participants: e.participants } : {}), ...(e.loading ? { loading: e.loading } : {}), ...(e.result ? { result: e.result } : {}) });
+    host.broadcast('Session', host.sessionPayload());
+    if (e.state === 'Transferring') fileReady(e.id);
+  });
+  on('out.pause', () => lockstep.pause());
+  on('out.save', (e) => host.sendTo(e.to, 'ResyncSave', { id: e.id, name: e.name }));
+  on('out.sourceWarning', (e) => {
+    log({ msg: `WARNING: resync ${e.id}: ${e.text}`, level: 'warn' });
+    host.chat(`[FeverLink3] ${e.text}`, 'warn');
+  });
+  on('out.announced', (e) => {
+    const { hostReloads, hostLoadsEarly } = context();
+    host.hold([...e.participants, ...(hostReloads && !hostLoadsEarly ? [0] : [])]);
+    if (e.participants.length === 0 || !files) return;
+    const participants = new Map<number, ConnectionHandle>();
+    for (const id of e.participants) {
+      const conn = host.connectionOf(id);
+      if (conn) participants.set(id, conn);
+    }
+    transfer = files.send({ id: e.id, name: saveName(e.id), sha256: e.sha256, bytes: e.bytes, participants, onPeerDone: (player) => actor.send({ type: 'transfer.done', id: e.id, player }) });
+    // A participant without a connection any more has nothing to wait for: the roster's leave removes it.
+  });
+  on('out.load', (e) => {
+    for (const to of e.to) {
+      host.sendTo(to, 'ResyncLoad', { id: e.id, name: e.name, sha256: e.sha256 });
+      host.releaseHeld(to);
+    }
+  });
+  on('out.pauseAt', (e) => {
+    lockstep.movePause(e.time);
+    if (e.differ) log({ msg: `resync ${e.id}: the games loaded at different times; pauseAt ${e.time} (the furthest)`, from: e.from, level: 'warn' });
+  });
+  on('out.loadingTimedOut', (e) => {
+    log({ msg: `resync ${e.id}: no hello after the load from ${e.names} in 600 s; going on with the others`, level: 'warn', missing: e.missing });
+  });
+  on('out.verify', (e) => {
+    const pauseAt = context().pauseAt ?? sessionOf(lockstep.actor.getSnapshot().context).pauseAt;
+    if (pauseAt === undefined) return log({ msg: `resync ${e.id}: no pauseAt to verify at`, level: 'error' });
+    checksums.verify(pauseAt, (r) => {
+      if (r.result === 'identical') actor.send({ type: 'checksum.verified' });
+      else if (r.result === 'different') actor.send({ type: 'checksum.differs', detail: `parts ${r.parts.join(', ')}` });
+      else log({ msg: `resync ${e.id}: the verification round ended ${r.result}`, level: 'warn' });
+    });
+  });
+  on('out.succeeded', (e) => {
+    log({ msg: `resync ${e.id} verified: every game loaded the same world`, speed: e.speed });
+    endRound();
+    if (e.speed > 0) lockstep.speed(e.speed);
+  });
+  on('out.failed', (e) => {
+    failure = e.reason;
+    log({ msg: `ResyncFailed: resync ${e.id} failed in ${e.state}: ${e.reason}; the session stays paused`, level: 'error', missing: e.missing });
+    host.chat(`[FeverLink3] the resync failed: ${e.reason}; the session stays paused`, 'error');
+    endRound();
+  });
+  on('out.ignored', (e) => log({ msg: `resync ${e.id}: ignored ${e.what}`, ...(e.from === undefined ? {} : { from: e.from }) }));
+  actor.subscribe({
+    error: (err) => {
+      log({ msg: 'resync failed', stack: stackOf(err) });
+      options.onFailure?.(err);
+    },
+  });
+
+  const saveName = resyncSaveName;
+  /** resync_file_ready: the launcher reads the host's save (its hash and length) and announces it. */
+  function fileReady(id: number): void {
+    if (!files) return log({ msg: `resync ${id}: this host has no save folder; the round cannot announce a file`, level: 'error' });
+    files.digest(saveName(id)).then(
+      (d) => actor.send({ type: 'cmd.fileReady', id, sha256: d.sha256, bytes: d.bytes }),
+      (err: unknown) => log({ msg: `resync ${id}: the save could not be read`, level: 'error', error: String(err) }),
+    );
+  }
+  /** A chunk of the repair source's save: only from the round's source while its upload is awaited. */
+  function upload(from: number, chunk: Payloads['ResyncUpload']): void {
+    const snapshot = actor.getSnapshot();
+    const c = snapshot.context;
+    if (from !== c.source || chunk.id !== c.id || !snapshot.matches({ Round: { Saving: 'Uploading' } }) || !files?.receive) {
+      log({ msg: `resync ${c.id}: upload chunk ignored`, from, id: chunk.id, index: chunk.index });
+      return;
+    }
+    files.receive(chunk, (id) => actor.send({ type: 'source.uploaded', id }));
+  }
+  /** The round ended (verified or failed): the transfer stops, what was held goes out, the policy's cooldown starts. */
+  function endRound(): void {
+    lastTransfer = transfer?.progress() ?? lastTransfer;
+    transfer?.cancel();
+    transfer = undefined;
+    for (const id of [0, ...host.connectedIds()]) host.releaseHeld(id);
+    checksums.repairEnded();
+  }
+
+  checksums.onRepairRequested((reason) => {
+    if (inRound()) return;
+    syncSession();
+    byPolicy = true;
+    actor.send({ type: 'cmd.start', reason });
+  });
+  lockstep.useResync({
+    running: inRound,
+    // The Hello after the round's load (it names the round's save): a participant in Loading, the host's game once its
+    // load went out. A Hello without it is a game's fresh start (a joiner's game starting late), not the load's.
+    loads: (from, save) => {
+      const snapshot = actor.getSnapshot();
+      const c = snapshot.context;
+      if (save !== resyncSaveName(c.id) || c.heard.includes(from)) return false;
+      if (from === 0) return c.hostReloads && c.file !== undefined && (snapshot.matches({ Round: 'Loading' }) || snapshot.matches({ Round: { Transferring: 'Sending' } }));
+      return snapshot.matches({ Round: 'Loading' }) && c.participants.includes(from);
+    },
+  });
+
+  const off = host.on((n) => {
+    if (n.type === 'joined') actor.send({ type: 'player.joined', id: n.id, name: n.name, capable: n.caps?.includes(RESYNC_SOURCE_CAPABILITY) === true });
+    else if (n.type === 'left') {
+      transfer?.remove(n.id);
+      host.releaseHeld(n.id, true);
+      actor.send({ type: 'player.left', id: n.id });
+    } else if (n.type === 'game') {
+      const { message, from } = n;
+      if (message.kind === 'SaveDone') {
+        const { id, ok, detail } = message.payload;
+        actor.send({ type: 'recv.SaveDone', from, id, ok, ...(detail === undefined ? {} : { detail }) });
+      } else if (message.kind === 'Hello') {
+        // Only the Hello of this round's load counts for the round (it names the save; see `loads` above).
+        if (message.payload.save === resyncSaveName(context().id)) actor.send({ type: 'recv.Hello', from, time: message.payload.time });
+        else if (inRound()) log({ msg: `resync ${context().id}: a hello not of this round's load (a fresh start) from game ${from}`, save: message.payload.save });
+      }
+      else if (message.kind === 'SpeedRequest' && inRound()) actor.send({ type: 'recv.SpeedRequest', from, speed: message.payload.speed });
+      else if (message.kind === 'ResyncUpload') upload(from, message.payload);
+      // The engine threw while it applied a command: this game's world may be partly built (spec "Repair source").
+      else if (message.kind === 'ActionRefused' && message.payload.partial === true) actor.send({ type: 'game.partial', id: from });
+    }
+  });
+
+  // The session as the lockstep holds it: the start, the speed between rounds, and whom the pause waits for.
+  let started = false;
+  let speed: number | undefined;
+  let outsidersLogged = 0;
+  /** The start and the speed between rounds, as the lockstep holds them now (each tick, and before a round starts). */
+  const syncSession = () => {
+    const session = sessionOf(lockstep.actor.getSnapshot().context);
+    if (!session.started) return;
+    if (!started) {
+      started = true;
+      speed = session.speed;
+      actor.send({ type: 'session.started', speed: session.speed });
+    } else if (!inRound() && session.speed !== speed) {
+      speed = session.speed;
+      actor.send({ type: 'session.speed', speed: session.speed });
+    }
+  };
+  const tick = () => {
+    syncSession();
+    const lockstepContext = lockstep.actor.getSnapshot().context;
+    const session = sessionOf(lockstepContext);
+    if (!actor.getSnapshot().matches({ Round: 'Pausing' })) return;
+    const pauseAt = session.pauseAt;
+    const games = Object.values(lockstepContext.games).filter((g) => g.ready);
+    const waitingFor = games
+      .filter((g) => g.hasWorld && (pauseAt === undefined || g.clock === undefined || g.clock.t < pauseAt || g.clock.speed !== 0))
+      .map((g) => g.id);
+    const outsiders = games.filter((g) => !g.hasWorld).map((g) => g.id);
+    const { id, players } = context();
+    if (outsiders.length > 0 && pauseAt !== undefined && outsidersLogged !== id) {
+      outsidersLogged = id;
+      log({ msg: `resync ${id}: pause ${pauseAt} waits only for the games in the session's world; not for ${namesOf(outsiders, players)}` });
+    }
+    actor.send({ type: 'pause.progress', waitingFor });
+  };
+  const guardedTick = guarded(log, 'resync tick', tick);
+  const tickMs = options.tickMs ?? 100;
+  let timer: unknown;
+  let stopped = false;
+  const loop = () => {
+    if (stopped) return;
+    guardedTick();
+    timer = clock.setTimeout(loop, tickMs);
+  };
+  actor.start();
+  timer = clock.setTimeout(loop, tickMs);
+
+  return {
+    actor,
+    start: (reason) => {
+      syncSession();
+      actor.send({ type: 'cmd.start', reason });
+    },
+    running: inRound,
+    status: () => {
+      const progress = transfer?.progress() ?? lastTransfer;
+      return structuredClone({ ...status, ...(progress ? { transfer: progress } : {}) });
+    },
+    stop: () => {
+      stopped = true;
+      clock.clearTimeout(timer);
+      transfer?.cancel();
+      off();
+      actor.stop();
+    },
+  };
+}

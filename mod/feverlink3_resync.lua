@@ -1,0 +1,131 @@
+-- FeverLink3: the game's side of a resync round (spec wire-protocol.txt "Resync round", ResyncSave 17, ResyncLoad
+-- 19, SaveDone 34, Hello 30; docs/ENGINE.md engine.save / engine.load). ResyncSave saves the world under the host's
+-- name and answers SaveDone. ResyncLoad is not loaded at once: the launcher writes resync_cursor.txt (the position
+-- just after the load line) once the line is in to_game.log, and the world is loaded only when the cursor names that
+-- position, so the mod that starts again after the load (a fresh Lua state in the real game; here the controller's
+-- init) reads to_game.log from exactly there: nothing before it twice, nothing after it lost. Until then the world
+-- stands. The state file of feverlink3_resume.lua describes the world being replaced: it is emptied before the load,
+-- so the start after the load says Hello {time, save} (the host counts it as this game's load) instead of continuing
+-- the old world.
+local json = require('feverlink3_json')
+local link = require('feverlink3_link')
+local log = require('feverlink3_log')
+
+local M = {}
+local n = log.n
+
+M.STATE_FILE = 'mod_state.txt'
+--- Written just before a resync load: the name of the save and the last own action number. The Lua state that starts after the load (`loaded`) finds
+-- it, resumes to_game.log at the resync cursor and names the save in its Hello, by which the host knows the Hello of
+-- the load from a game's fresh start (a player whose game starts after its load line was written reads that line and
+-- loads, since without the marker it reads to_game.log from identity.txt's start).
+M.MARKER = 'resync_load.txt'
+
+-- engine.save / engine.load answer `ok, detail` or one table { ok, detail } (docs/ENGINE.md, a JS host).
+local function answer(pcallOk, a, b)
+  if not pcallOk then return false, tostring(a) end
+  if type(a) == 'table' then return a.ok == true, a.detail end
+  return a == true, b
+end
+
+local function valid(p)
+  return type(p.id) == 'number' and p.id >= 1 and p.id % 1 == 0
+end
+
+--- ResyncSave {id, name}: remembered; the world is saved at the end of this frame's reading (`saveDue`), once what
+-- the lines before it make due standing was applied, so the save holds every item the other games apply before
+-- their load (the host asks once every game stands at the pause).
+function M.save(S, p)
+  if not valid(p) or type(p.name) ~= 'string' then return 'ResyncSave without an id and a name' end
+  S.saveAsked = { id = p.id, name = p.name }
+end
+
+--- After the standing items of this frame: the save ResyncSave asked for, and its SaveDone.
+function M.saveDue(S)
+  local p = S.saveAsked
+  if not p then return end
+  S.saveAsked = nil
+  local saved, detail = answer(pcall(S.engine.save, p.name))
+  local done = { id = p.id, ok = saved }
+  if not saved then done.detail = tostring(detail or 'the save failed'):sub(1, 300) end
+  S.outbox:add('SaveDone', done)
+  if saved then
+    log.info('resync ' .. n(p.id) .. ': world saved as ' .. p.name .. ' at t ' .. n(S.engine.time()))
+  else
+    log.error('resync ' .. n(p.id) .. ': the save ' .. p.name .. ' FAILED: ' .. done.detail)
+  end
+end
+
+--- ResyncLoad {id, name, sha256}, the line ending at byte `lineEnd` of to_game.log: remembered; the controller stops
+-- reading and stands until `pending` loads it.
+function M.load(S, p, lineEnd)
+  if not valid(p) or type(p.name) ~= 'string' or type(lineEnd) ~= 'number' then return 'ResyncLoad without an id and a name' end
+  local gen = link.position()
+  S.reload = { id = p.id, name = p.name, gen = gen, offset = lineEnd }
+  log.info('resync ' .. n(p.id) .. ': load ' .. p.name .. ' once resync_cursor.txt names ' .. n(gen) .. ':' .. n(lineEnd))
+end
+
+local function cursorReached(r)
+  local g, o = tostring(link.readFile('resync_cursor.txt') or ''):match('^%s*(%d+):(%d+)%s*$')
+  return g ~= nil and tonumber(g) == r.gen and tonumber(o) >= r.offset
+end
+
+--- Every frame while a load waits: nil while the cursor is not there yet; 'loaded' once the engine loaded the save
+-- (the controller then starts again); 'failed' when it could not (this world goes on, reading after the load line).
+function M.pending(S)
+  local r = S.reload
+  if not r or not cursorReached(r) then return nil end
+  S.reload = nil
+  link.writeFile(M.STATE_FILE, '')
+  -- What the old state carries over: its last action number, the pause items read, and every item still waiting for
+  -- its stamp (every game holds the same ones at its load line; those the save already holds are dropped at init).
+  local lines = { r.name, n(S.seq), n(S.pauseRead) }
+  for _, item in ipairs(S.queue.items) do
+    local text = json.encode(item)
+    if text then lines[#lines + 1] = text end
+  end
+  link.writeFile(M.MARKER, table.concat(lines, '\n') .. '\n')
+  local loaded, detail = answer(pcall(S.engine.load, r.name))
+  if not loaded then
+    link.writeFile(M.MARKER, '')
+    log.error('resync ' .. n(r.id) .. ': loading ' .. r.name .. ' FAILED: ' .. tostring(detail) .. '; this world goes on')
+    link.setPosition(r.gen, r.offset)
+    return 'failed'
+  end
+  log.info('resync ' .. n(r.id) .. ': loaded ' .. r.name .. ', the world stands at ' .. n(S.engine.time()))
+  return 'loaded'
+end
+
+--- At init: the name of the save this Lua state starts from after a resync load and the last own action number
+-- before it (numbers go on: a game that kept its world, a host that does not reload, has seen them and would skip a
+-- number given again as a duplicate), or nil (a fresh start). The marker is cleared: only the first start counts.
+function M.loaded()
+  local text = tostring(link.readFile(M.MARKER) or '')
+  local name = text:match('^([^\n]+)')
+  if not name then return nil end
+  link.writeFile(M.MARKER, '')
+  local carried = { seq = 0, pauseRead = 0, items = {} }
+  local i = 0
+  for line in text:gmatch('([^\n]*)\n') do
+    i = i + 1
+    if i == 2 then carried.seq = tonumber(line) or 0
+    elseif i == 3 then carried.pauseRead = tonumber(line) or 0
+    elseif i > 3 then
+      local item = json.decode(line)
+      if type(item) == 'table' and type(item.stamp) == 'number' then carried.items[#carried.items + 1] = item end
+    end
+  end
+  return name, carried
+end
+
+--- At init after a load at t: the carried items stamped at or after t go back into the queue (those before t are in
+-- the save). Returns how many.
+function M.requeue(S, carried, t)
+  local count = 0
+  for _, item in ipairs(carried.items) do
+    if item.stamp >= t and S.queue:push(item) then count = count + 1 end
+  end
+  return count
+end
+
+return M
