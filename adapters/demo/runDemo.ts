@@ -147,13 +147,14 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
     }
     // --desync: the run goes on until the checksum rounds found the divergence and the host asked for a repair.
     if (o.desync) {
-      await until(() => {
+      const request = await until(() => {
         const h = hostStatus(dirs[0]!);
         if (o.live) show(formatTable(rows(), h?.session, h?.checksums, h?.resync));
-        return h?.checksums?.repairRequests.length ? true : undefined;
+        return h?.checksums?.repairRequests[0];
       }, 90_000, 'the checksum rounds to ask for a repair', 1000);
-      // The repair: the resync round the request started ends (verified, or failed with its reason).
-      await until(() => {
+      // The repair: the resync round the request started ends (verified, or failed with its reason). With
+      // FEVERLINK3_AUTO_RESYNC=0 the host only logs and shows the request, and the demo ends with the worlds apart.
+      if (request.autoResync) await until(() => {
         const h = hostStatus(dirs[0]!);
         if (o.live) show(formatTable(rows(), h?.session, h?.checksums, h?.resync));
         const r = h?.resync;

@@ -12,7 +12,7 @@ import { attachResync, type HostResync } from '../../actors/host/resync.ts';
 import { attachReport, type HostReport } from '../../actors/host/report.ts';
 import { FRAME_VERSION } from '../../protocol/frame.ts';
 import { hostReportIo } from '../report/reportIo.ts';
-import { reloadModesFromEnv } from '../../machines/rules/resyncRound.ts';
+import { autoResyncFromEnv, reloadModesFromEnv } from '../../machines/rules/resyncRound.ts';
 import { hostResyncFiles } from '../saves/hostResyncFiles.ts';
 import { gameSavesDir } from './gameSaves.ts';
 import { budgetedLog } from '../../actors/logBudget.ts';
@@ -119,7 +119,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
     host,
     lockstep,
     { clock: realClock, log, ...(trace.inspect ? { inspect: trace.inspect } : {}) },
-    { onFailure: (err) => fail(`the checksum rounds failed (${String(err)})`) },
+    { autoResync: autoResyncFromEnv(process.env), onFailure: (err) => fail(`the checksum rounds failed (${String(err)})`) },
   );
   const savesDir = link ? gameSavesDir(o.game, o.dir) : undefined;
   const resync = attachResync(

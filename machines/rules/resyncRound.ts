@@ -92,6 +92,11 @@ export const failureReason = {
  * The host's reload modes from the environment (spec "Host that does not reload"): hostReloads unless
  * FEVERLINK3_HOST_RELOAD=0, hostLoadsEarly unless FEVERLINK3_HOST_LOAD_EARLY=0. The launcher passes its process.env.
  */
+/** HostOptions.autoResync: a repair request starts a resync round, unless FEVERLINK3_AUTO_RESYNC=0 (then it is only logged and shown). */
+export function autoResyncFromEnv(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.FEVERLINK3_AUTO_RESYNC?.trim() !== '0';
+}
+
 export function reloadModesFromEnv(env: Readonly<Record<string, string | undefined>>): { hostReloads: boolean; hostLoadsEarly: boolean } {
   return { hostReloads: env.FEVERLINK3_HOST_RELOAD?.trim() !== '0', hostLoadsEarly: env.FEVERLINK3_HOST_LOAD_EARLY?.trim() !== '0' };
 }

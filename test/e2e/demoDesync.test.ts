@@ -30,4 +30,20 @@ describe('feverlink3 demo --desync', () => {
     expect(result.resyncsFailed).toBe(0);
     expect(result.worldsEqual).toBe(true);
   }, 160_000);
+
+  it('with FEVERLINK3_AUTO_RESYNC=0 the request is only logged and shown: no round, the worlds stay apart', async () => {
+    const failed = await run(process.execPath, [BIN, 'demo', '--json', '--desync', '--players', '2', '--seconds', '8', '--dir', join(root, 'off')], {
+      timeout: 150_000,
+      env: { ...process.env, FEVERLINK3_AUTO_RESYNC: '0' },
+    }).then(
+      () => undefined,
+      (error: { code?: number; stdout?: string }) => error,
+    );
+    // Worlds that differ at the end make the demo exit 1; its line still says why.
+    expect(failed?.code).toBe(1);
+    const result = JSON.parse(failed!.stdout!.trim().split('\n').at(-1)!);
+    expect(result.repairRequests[0]).toEqual({ reason: 'parts edges differ in 2 rounds in a row' });
+    expect(result.resyncs).toBe(0);
+    expect(result.worldsEqual).toBe(false);
+  }, 160_000);
 });

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkChunk, chunkLength, chunkPlan, CHUNK_BYTES, holdTransfer, MAX_SAVE_BYTES, progressBar, transferProgress } from '../../machines/rules/resyncChunks.ts';
-import { chooseSource, helloAwaited, namesOf, reloadModesFromEnv, resyncSaveName, sourceSaveFile } from '../../machines/rules/resyncRound.ts';
+import { autoResyncFromEnv, chooseSource, helloAwaited, namesOf, reloadModesFromEnv, resyncSaveName, sourceSaveFile } from '../../machines/rules/resyncRound.ts';
 
 const SHA = 'ab'.repeat(32);
 const chunk = (over: Partial<{ id: number; index: number; count: number; sha256: string; data: Uint8Array }> = {}) => ({
@@ -103,5 +103,10 @@ describe('repair source and names', () => {
     expect(reloadModesFromEnv({})).toEqual({ hostReloads: true, hostLoadsEarly: true });
     expect(reloadModesFromEnv({ FEVERLINK3_HOST_RELOAD: '0' })).toEqual({ hostReloads: false, hostLoadsEarly: true });
     expect(reloadModesFromEnv({ FEVERLINK3_HOST_LOAD_EARLY: '0', FEVERLINK3_HOST_RELOAD: '1' })).toEqual({ hostReloads: true, hostLoadsEarly: false });
+  });
+  it('autoResync: on unless the environment says 0', () => {
+    expect(autoResyncFromEnv({})).toBe(true);
+    expect(autoResyncFromEnv({ FEVERLINK3_AUTO_RESYNC: '1' })).toBe(true);
+    expect(autoResyncFromEnv({ FEVERLINK3_AUTO_RESYNC: ' 0\n' })).toBe(false);
   });
 });
