@@ -12,7 +12,7 @@ import { sessionOf } from '../../machines/lockstep.ts';
 import type { PartDifference } from '../../machines/rules/checksumCompare.ts';
 import { futureStamp, maxClock } from '../../machines/rules/stamps.ts';
 import type { Clock, LogFn } from '../ports.ts';
-import { guarded, stackOf } from '../supervise.ts';
+import { guarded, stackOf, startTicker } from '../supervise.ts';
 import type { HostLockstep } from './hostLockstep.ts';
 import type { HostSession } from './hostSession.ts';
 import type { InspectionObserver } from './hostTypes.ts';
@@ -133,16 +133,8 @@ export function attachChecksums(
     last = { running, speed: session.speed, pauseAt: session.pauseAt };
   };
   const guardedTick = guarded(log, 'checksums tick', tick);
-  const tickMs = options.tickMs ?? 100;
-  let timer: unknown;
-  let stopped = false;
-  const loop = () => {
-    if (stopped) return;
-    guardedTick();
-    timer = clock.setTimeout(loop, tickMs);
-  };
   actor.start();
-  timer = clock.setTimeout(loop, tickMs);
+  const stopTicks = startTicker(clock, log, 'checksums tick', options.tickMs ?? 100, tick);
 
   return {
     actor,
@@ -161,8 +153,7 @@ export function attachChecksums(
       actor.send({ type: 'verify.requested', now: clock.now(), pauseAt });
     },
     stop: () => {
-      stopped = true;
-      clock.clearTimeout(timer);
+      stopTicks();
       off();
       actor.stop();
     },

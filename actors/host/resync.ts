@@ -15,7 +15,7 @@ import { LIMITS, type Payloads } from '../../protocol/messages/index.ts';
 import { codePoints } from '../../protocol/messages/schema.ts';
 import type { ConnectionHandle } from '../connectionActor.ts';
 import type { Clock, LogFn } from '../ports.ts';
-import { guarded, stackOf } from '../supervise.ts';
+import { guarded, stackOf, startTicker } from '../supervise.ts';
 import type { HostChecksums } from './checksums.ts';
 import type { HostLockstep } from './hostLockstep.ts';
 import type { HostSession } from './hostSession.ts';
@@ -314,17 +314,8 @@ export function attachResync(
     }
     actor.send({ type: 'pause.progress', waitingFor });
   };
-  const guardedTick = guarded(log, 'resync tick', tick);
-  const tickMs = options.tickMs ?? 100;
-  let timer: unknown;
-  let stopped = false;
-  const loop = () => {
-    if (stopped) return;
-    guardedTick();
-    timer = clock.setTimeout(loop, tickMs);
-  };
   actor.start();
-  timer = clock.setTimeout(loop, tickMs);
+  const stopTicks = startTicker(clock, log, 'resync tick', options.tickMs ?? 100, tick);
 
   return {
     actor,
@@ -338,8 +329,7 @@ export function attachResync(
       return structuredClone({ ...status, ...(progress ? { transfer: progress } : {}) });
     },
     stop: () => {
-      stopped = true;
-      clock.clearTimeout(timer);
+      stopTicks();
       transfer?.cancel();
       off();
       actor.stop();
