@@ -46,6 +46,7 @@ describe('messages held while the save travels', () => {
       fc.record({ t: fc.constant('leave' as const), to: fc.integer({ min: 1, max: 3 }) }),
     );
     let released = 0;
+    let forgottenHeld = 0;
     fc.assert(
       fc.property(fc.array(op, { maxLength: 40 }), fc.boolean(), fc.boolean(), (ops, reloads, early) => {
         let hold: LoadHold<number> = holdAtAnnouncement([1, 2, 3], reloads, early);
@@ -66,7 +67,7 @@ describe('messages held while the save travels', () => {
             for (const [id, ms] of r.release) for (const m of ms) (released++, deliver(id, m));
             hold = r.hold;
           } else {
-            if (hold.has(o.to)) forgotten.add(o.to);
+            if (hold.has(o.to)) (forgotten.add(o.to), forgottenHeld++);
             hold = forgetHeld(hold, o.to);
           }
         });
@@ -86,5 +87,7 @@ describe('messages held while the save travels', () => {
     );
     // Floor (seed 3, 500 runs: 43 held messages released by a load mid-sequence).
     expect(released).toBeGreaterThanOrEqual(40);
+    // Floor (seed 3: 494 leavers forgotten with messages held for them).
+    expect(forgottenHeld).toBeGreaterThanOrEqual(200);
   });
 });

@@ -67,9 +67,13 @@ describe('verdict book', () => {
 
   it('over random verdicts: a difference exactly when an open action’s verdicts disagree, and the bound holds', () => {
     let differing = 0;
+    let evicted = 0;
+    let afterClose = 0;
     const verdict = fc.record({ game: fc.integer({ min: 0, max: 3 }), seq: fc.integer({ min: 1, max: 30 }), applied: fc.boolean() });
+    // Half the runs spread over many actions, so the book fills past its bound and evicts.
+    const manyActions = fc.record({ game: fc.integer({ min: 0, max: 3 }), seq: fc.integer({ min: 1, max: 2000 }), applied: fc.boolean() });
     fc.assert(
-      fc.property(fc.array(verdict, { minLength: 100, maxLength: 200 }), (verdicts) => {
+      fc.property(fc.oneof(fc.array(verdict, { minLength: 100, maxLength: 200 }), fc.array(manyActions, { minLength: 400, maxLength: 600 })), (verdicts) => {
         let book = createVerdictBook();
         const seen = new Map<string, Map<number, boolean>>(); // a reference: every verdict of the still-open actions
         for (const v of verdicts) {
@@ -78,7 +82,9 @@ describe('verdict book', () => {
           const wasClosed = book.closed.includes(key);
           const s = recordVerdict(book, v.game, { from: 9, seq: v.seq, applied: v.applied }, [0, 1, 2, 3]);
           book = s.book;
+          if (s.evicted) evicted++;
           if (wasClosed) {
+            afterClose++;
             expect(s.differ).toBeUndefined();
             continue;
           }
@@ -95,5 +101,8 @@ describe('verdict book', () => {
       { numRuns: 100, seed: 3617 },
     );
     expect(differing).toBeGreaterThan(100);
+    // Floors (seed 3617, 100 runs: 7498 evictions past the bound, 3814 verdicts for an action already closed).
+    expect(evicted).toBeGreaterThanOrEqual(1000);
+    expect(afterClose).toBeGreaterThanOrEqual(1000);
   });
 });
