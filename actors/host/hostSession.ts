@@ -73,7 +73,7 @@ export class HostSession {
   private pingTimer: unknown;
   private stopped = false;
   /** What is made for a resync participant while the save travels, sent after its ResyncLoad (heldMessages.ts). */
-  private readonly held = new HeldMessages();
+  private readonly held = new HeldMessages<Message>();
   /** The capabilities each player's Join announced (Join.caps), by id. */
   private readonly capsOf = new Map<number, string[]>();
 
@@ -509,13 +509,18 @@ export class HostSession {
       frame = sealedFrame(this.sealer, kind, payload);
       if (frame === undefined) return this.tooLarge(kind, payload);
     } else if (local && !fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
-    if (local) this.toLocal({ kind, payload } as Message);
-    if (frame) for (const link of this.links.values()) if (link.id !== except) this.write(link, kind, frame);
+    const message = { kind, payload } as Message;
+    if (local) this.toLocal(message);
+    if (frame) for (const link of this.links.values()) if (link.id !== except) this.write(link, message, frame);
     return true;
   }
 
-  private write(link: PlayerLink, kind: KindName, frame: Uint8Array): void {
-    if (!this.held.keep(link.id, kind, frame)) link.conn.write(frame);
+  /**
+   * A held participant keeps the message, not the frame: it is sealed when released. A frame sealed now and sent
+   * after the save's chunks would carry a counter more than 64 below theirs, which the player's replay window refuses.
+   */
+  private write(link: PlayerLink, message: Message, frame: Uint8Array): void {
+    if (!this.held.keep(link.id, message.kind, message)) link.conn.write(frame);
   }
 
   private toLocal(message: Message): void {
@@ -533,8 +538,12 @@ export class HostSession {
     if (items === undefined || drop) return;
     const link = this.links.get(id);
     for (const item of items) {
-      if (item instanceof Uint8Array) link?.conn.write(item);
-      else if (id === 0) this.ports.localGame?.(item);
+      if (id === 0) this.ports.localGame?.(item);
+      else if (link) {
+        // Sealed now, in the order it was made: its counter follows the chunks and the ResyncLoad.
+        const frame = sealedFrame(this.sealer, item.kind, item.payload as never);
+        if (frame) link.conn.write(frame);
+      }
     }
   }
 
@@ -571,9 +580,12 @@ export class HostSession {
     }
     const link = this.links.get(id);
     if (!link) return true;
+    if (!fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
+    const message = { kind, payload } as Message;
+    if (this.held.keep(id, kind, message)) return true;
     const frame = sealedFrame(this.sealer, kind, payload);
     if (frame === undefined) return this.tooLarge(kind, payload);
-    this.write(link, kind, frame);
+    link.conn.write(frame);
     return true;
   }
 
