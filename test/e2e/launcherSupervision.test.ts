@@ -5,10 +5,10 @@
 // link that does not open, a fault nobody expected) ends it with ONE line on stderr and status 1.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killAll, launch } from '../support/cli.ts';
 
@@ -129,19 +129,25 @@ describe('what a launcher cannot start: one line, status 1', () => {
   });
 
   // Root writes anywhere, so a read-only folder refuses only an ordinary user: run as root (CI), the launcher
-  // runs as `nobody` (uid 65534), with its HOME and tsx's cache in a folder of its own.
+  // runs as `nobody` (uid 65534), with its HOME and tsx's cache in a folder of its own. `nobody` must reach the
+  // checkout: a clone inside a private folder (mktemp -d makes it 0700) gets o+x on that path for the test, then back.
   it('a read-only session folder', async () => {
     const dir = tempDir();
     chmodSync(dir, 0o555);
     const asRoot = process.getuid?.() === 0;
     const home = tempDir();
     if (asRoot) chownSync(home, 65534, 65534);
-    const host = launch(['host', '--game', 'none', '--session-dir', dir], {
-      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
-      env: { HOME: home, TMPDIR: home },
-    });
-    expect(await host.exited).toBe(1);
-    expect(oneLine(host.stderr())).toBe(`feverlink3: cannot write in the session folder ${dir}: permission denied`);
+    const opened = asRoot ? openPathForOthers(root) : [];
+    try {
+      const host = launch(['host', '--game', 'none', '--session-dir', dir], {
+        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+        env: { HOME: home, TMPDIR: home },
+      });
+      expect(await host.exited).toBe(1);
+      expect(oneLine(host.stderr())).toBe(`feverlink3: cannot write in the session folder ${dir}: permission denied`);
+    } finally {
+      for (const [path, mode] of opened) chmodSync(path, mode);
+    }
   });
 
   it('a game link that does not open, a game or a save that is not there', async () => {
@@ -199,3 +205,16 @@ describe('what a launcher cannot start: one line, status 1', () => {
     expect(readFileSync(join(dir, 'game-got-term'), 'utf8').trim()).toBe('term');
   });
 });
+
+/** Adds o+x to every folder on the way to `path` that lacks it; returns [folder, old mode] to restore. */
+function openPathForOthers(path: string): [string, number][] {
+  const changed: [string, number][] = [];
+  for (let at = path; ; at = dirname(at)) {
+    const mode = statSync(at).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      chmodSync(at, mode | 0o001);
+      changed.push([at, mode]);
+    }
+    if (dirname(at) === at) return changed;
+  }
+}
