@@ -3,6 +3,7 @@
 // `machine`), so the page finds its chart here; a live launcher adds any chart not listed from the running actor's
 // own logic (inspect/liveFeed.ts). A new chart in machines/ gets one line here.
 import { setup } from 'xstate';
+import { catchUpMachine } from '../machines/catchUp.ts';
 import { checksumRoundsMachine } from '../machines/checksumRounds.ts';
 import { hostHandshakeMachine } from '../machines/hostHandshake.ts';
 import { lockstepMachine } from '../machines/lockstep.ts';
@@ -24,6 +25,7 @@ const MACHINES: readonly unknown[] = [
   hostHandshakeMachine,
   playerHandshakeMachine,
   playerSlotMachine,
+  catchUpMachine,
   lockstepMachine,
   pauseOrderMachine,
   pacingMachine,

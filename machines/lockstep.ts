@@ -1,12 +1,13 @@
 // The host's lockstep chart (spec/lockstep.md; wire-protocol.txt Session 11, PeerClock 12, Clock 31, SpeedRequest
 // 32, Action 50, BuildVeto 52, Permissions; prior-projects §2.6 H1–H8, P1–P4): it keeps the games' clock lines,
-// the stamps and the lead, relays clocks and actions in one order, starts the session once the games agree, pauses
+// the stamps and the lead, relays clocks and actions in one order, starts the session once every ready game has a
+// clock (a game at another time than the host game's starts as an outsider, for the resync round to load), pauses
 // and changes speed. Time comes in the events (`now`: the host's clock in ms, from the actor's injected clock); no
 // timers here.
 //
 // Two concerns are charts of their own, children of this actor (DESIGN.md "Actors"): the pause order
 // (machines/pauseOrder.ts, systemId `pauseOrder`, invoked for the chart's whole life) and each game's pacing
-// (machines/pacing.ts, systemId `pacing:<id>`, spawned when the game joins, stopped when it leaves). They decide;
+// (machines/pacing.ts, systemId `pacing:<id>`, spawned when the game joins or returns, stopped when it leaves). They decide;
 // this chart relays. Their reports come back as events (`pauseOrder.*`, `pacing.*`), and every wire message and log
 // line still leaves through this actor's `emit`, in the order of the single chart it replaces: XState delivers an
 // event sent to a child at once, and the child's report reaches this actor's mailbox before anything queued after
@@ -75,6 +76,14 @@ export type LockstepEvent =
   | { type: 'cmd.speed'; speed: number; now?: number }
   | { type: 'game.joined'; id: number; now?: number }
   | { type: 'game.left'; id: number; now?: number }
+  /**
+   * A game that left (its connection dropped) came back within the reconnect window and is caught up: its game kept
+   * its world and the host resends every message it missed (wire-protocol "Reconnect", "Catching up"). It is added
+   * again ready with the session's world; in a started session it catches up as a stalled game (marked at once with
+   * the host's promise, since now) until its clock reaches the promise (`out.caughtUp`).
+   */
+  /** hasWorld false: it was an outsider when it dropped and comes back one (default true). */
+  | { type: 'game.returned'; id: number; now?: number; hasWorld?: boolean }
   /** maxRtt: the largest smoothed round trip (ms); rtt/off per player (ms) for the hop's sr/so. */
   | { type: 'rtt.updated'; maxRtt: number; rtt?: Record<number, number>; off?: Record<number, number>; now?: number }
   | { type: 'permissions.changed'; permissions: Partial<PermissionsPayload>; now?: number }
@@ -99,10 +108,12 @@ type LogEntry = { msg: string; [k: string]: unknown };
 export type LockstepEmitted =
   | { type: 'send.Session'; to: 'all'; payload: SessionPayload }
   | { type: 'send.PeerClock'; to: 'allBut'; except: number; payload: PeerClockPayload }
-  | { type: 'send.Action'; to: 'allBut'; except: number; payload: RelayedActionPayload }
-  | { type: 'send.Action'; to: 'all'; payload: FlushedPauseAction }
+  /** Every Action goes to every game, its origin included: a game applies its own only on the host's copy. */
+  | { type: 'send.Action'; to: 'all'; payload: RelayedActionPayload | FlushedPauseAction }
   | { type: 'send.BuildVeto'; to: 'all'; payload: HostBuildVetoPayload }
   | { type: 'out.waiting'; reason: string }
+  /** A game that came back (`game.returned`) reached the host's promise: its stall mark ended, it is caught up. */
+  | { type: 'out.caughtUp'; id: number }
   | { type: 'out.log'; msg: string; [k: string]: unknown };
 
 export type { LockstepContext, LockstepSession } from './lockstepContext.ts';
@@ -130,7 +141,7 @@ export const lockstepMachine = setup({
   actors: { pauseOrder: pauseOrderMachine, pacing: pacingMachine },
   guards: {
     startRequested: ({ context }) => context.startRequested,
-    gamesAgree: ({ context }) => steps.startCheckOf(context).ok,
+    mayStart: ({ context }) => steps.startCheckOf(context).ok,
     startsPaused: ({ context }) => context.session.startSpeed === 0,
     waitingReasonChanged: ({ context }) => {
       const check = steps.startCheckOf(context);
@@ -180,6 +191,25 @@ export const lockstepMachine = setup({
         enqueue.spawnChild('pacing', { id: pacingId(p.id), systemId: pacingId(p.id), input });
       }
       enqueue.assign({ games: joinGame(context.games, p.id, context.session.started, context.now) });
+    }),
+    // A game that came back: its pacing actor again (or the one it still has), told its mark (none before the start).
+    returnGame: enqueueActions(({ context, enqueue, self, system }, p: { id: number; hasWorld: boolean }) => {
+      if (p.id === 0) return;
+      const back = steps.onReturn(context, p.id, p.hasWorld);
+      let pacing: ActorRef<Snapshot<unknown>, PacingEvent> | string | undefined = pacingOf(system, p.id);
+      if (pacing === undefined) {
+        const input = { id: p.id, parent: self as Self };
+        enqueue.spawnChild('pacing', { id: pacingId(p.id), systemId: pacingId(p.id), input });
+        pacing = pacingId(p.id); // the child spawned just now, by its id
+      }
+      apply(enqueue, back);
+      // An outsider comes back an outsider (its world is still not the session's): its pacing says so, as at a Hello.
+      const event: PacingEvent = !p.hasWorld
+        ? { type: 'hello', hasWorld: false }
+        : back.mark === undefined
+          ? { type: 'returned' }
+          : { type: 'returned', mark: back.mark };
+      enqueue.sendTo(pacing, event);
     }),
     spawnHostPacing: enqueueActions(({ enqueue, self, system }) => {
       if (system.get(pacingId(0)) !== undefined) return;
@@ -272,6 +302,16 @@ export const lockstepMachine = setup({
     }),
     startRunning: assign(({ context }) => steps.startRunning(context)),
     startPaused: assign(({ context }) => steps.startPaused(context)),
+    // The games that stand at another time than the host's game start as outsiders; their pacing charts are told.
+    markStartOutsiders: enqueueActions(({ context, enqueue, system }) => {
+      const { patch, outsiders } = steps.markStartOutsiders(context);
+      if (outsiders.length === 0) return;
+      enqueue.assign(patch);
+      for (const id of outsiders) {
+        const pacing = pacingOf(system, id);
+        if (pacing !== undefined) enqueue.sendTo(pacing, { type: 'hello', hasWorld: false });
+      }
+    }),
     enterRunning: assign(({ context }) => steps.enterRunning(context)),
     pauseSession: assign(({ context }) => steps.pauseSession(context)),
     setSpeed: assign(({ context }, p: { speed: Speed }) => steps.setSpeed(context, p.speed as Exclude<Speed, 0>)),
@@ -329,6 +369,9 @@ export const lockstepMachine = setup({
     'resync.pauseAt': { actions: ['observeNow', { type: 'movePause', params: ({ event }) => event }] },
     'game.joined': { actions: ['observeNow', { type: 'addGame', params: ({ event }) => ({ id: event.id }) }] },
     'game.left': { actions: ['observeNow', { type: 'removeGame', params: ({ event }) => ({ id: event.id }) }] },
+    'game.returned': {
+      actions: ['observeNow', { type: 'returnGame', params: ({ event }) => ({ id: event.id, hasWorld: event.hasWorld !== false }) }],
+    },
     'rtt.updated': { actions: ['observeNow', { type: 'recordRtt', params: ({ event }) => event }, 'announceLead'] },
     'permissions.changed': {
       actions: ['observeNow', { type: 'setPermissions', params: ({ event }) => ({ permissions: event.permissions }) }],
@@ -370,6 +413,8 @@ export const lockstepMachine = setup({
       { actions: ['observeNow', { type: 'takeClock', params: ({ event }) => event }] },
     ],
     'recv.Action': [
+      // Refused with a veto, never just dropped: the originator applies its own action only on the host's copy, so it
+      // would wait at the stamp for a copy that never comes.
       {
         guard: { type: 'fromStranger', params: ({ event }) => event },
         actions: [
@@ -378,10 +423,11 @@ export const lockstepMachine = setup({
             type: 'logOnce',
             params: ({ event }) => ({
               key: `action-unready:${event.from}`,
-              msg: 'action from a game not ready dropped',
+              msg: 'action from a game not ready refused',
               from: event.from,
             }),
           },
+          { type: 'vetoAction', params: ({ event }) => veto(event, 'the game is not ready') },
         ],
       },
       {
@@ -402,11 +448,12 @@ export const lockstepMachine = setup({
           {
             type: 'log',
             params: ({ event }) => ({
-              msg: 'action without a stamp dropped',
+              msg: 'action without a stamp refused',
               from: event.from,
               seq: event.payload.seq,
             }),
           },
+          { type: 'vetoAction', params: ({ event }) => veto(event, 'the action has no stamp') },
         ],
       },
       {
@@ -470,28 +517,32 @@ export const lockstepMachine = setup({
   states: {
     NotStarted: {
       description:
-        'Waits for cmd.start, then for the host game and every ready game to report a clock at the same time ' +
-        '(out.waiting says why not).',
+        'Waits for cmd.start, then for the host game and every ready game to report a clock since its Hello ' +
+        '(out.waiting says why not). A game at another time than the host game’s starts as an outsider ' +
+        '(context.startApart; the resync round copies the host’s world to it); a relay-only host waits until every ' +
+        'game stands at one time.',
       always: [
         {
-          guard: and(['startRequested', 'gamesAgree', 'startsPaused']),
+          guard: and(['startRequested', 'mayStart', 'startsPaused']),
           target: 'Paused',
           actions: [
+            'markStartOutsiders',
             'startPaused',
             'pauseOrderPauses',
             'replayClocks',
             'emitSession',
-            { type: 'log', params: { msg: 'session started paused' } },
+            { type: 'log', params: ({ context }) => steps.startLog(context, 'session started paused') },
           ],
         },
         {
-          guard: and(['startRequested', 'gamesAgree']),
+          guard: and(['startRequested', 'mayStart']),
           target: 'Running',
           actions: [
+            'markStartOutsiders',
             'startRunning',
             'recomputeLead',
             'pauseOrderRuns',
-            { type: 'announce', params: { replay: true, log: { msg: 'session started' } } },
+            { type: 'announce', params: ({ context }) => ({ replay: true, log: steps.startLog(context, 'session started') }) },
           ],
         },
         { guard: 'waitingReasonChanged', actions: 'reportWaiting' },

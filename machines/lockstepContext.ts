@@ -3,7 +3,7 @@
 // holds the chart, its input and its events). The pause order and each game's pacing are charts of their own, the
 // lockstep actor's children (machines/pauseOrder.ts, machines/pacing.ts): their state is in their own context.
 import type { Games, SessionState } from './rules/lockstep.ts';
-import type { PermissionsPayload, Speed } from './rules/lockstepTypes.ts';
+import type { PermissionsPayload, Speed, StartApart } from './rules/lockstepTypes.ts';
 import type { InFlight } from './rules/inFlight.ts';
 
 export interface LockstepSession extends SessionState {
@@ -44,10 +44,22 @@ export interface LockstepContext {
   droppedSpeedRequests: Readonly<Record<number, number>>;
   /** The stamps of the relayed Actions no game is known to have passed, per origin (rules/inFlight.ts). */
   inFlight: InFlight;
+  /**
+   * The games that came back (`game.returned`) in a started session and catch up as stalled games: their mark has
+   * not ended yet. When it ends (their clock reached the host's promise) the lockstep emits `out.caughtUp`; a Hello
+   * (a load) or a leave forgets them without it.
+   */
+  returning: readonly number[];
   /** The stall pass of the running tick in progress. */
   stallPass: StallPass;
   /** Keys of the log lines written once. */
   loggedOnce: readonly string[];
   /** A resync round from Saving to the end of Loading: the pause order stamps nothing (spec "The pause after the load"). */
   stampsHeld?: boolean;
+  /**
+   * The session started with games at different times (spec "Outsiders"): the host game's time and the games that
+   * stood elsewhere, outsiders from the start. The resync actor reads it when it learns of the start and starts a
+   * round at once (`START_ROUND_REASON`). Absent after a start at one time.
+   */
+  startApart?: StartApart;
 }

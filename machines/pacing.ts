@@ -1,7 +1,10 @@
 // One game's pacing as its own chart (lockstep.md "Stalls and outsiders"; spec "Outsiders"; prior-projects §2.6
 // H6): a child of the lockstep actor with the systemId `pacing:<id>`, one per game in the session. NotReady until
 // the game's Hello; then Pacing (its world is the session's: it paces and is paced to) or Outsider (it said Hello in
-// a started session: its world is not the session's yet); Stalled while the host promises for it.
+// a started session: its world is not the session's yet); Stalled while the host promises for it. A game that came
+// back caught up (the lockstep's `game.returned`: its game kept its world, the host resent what it missed) is
+// `returned`: Stalled at once with the host's promise the lockstep gives it (Pacing before the start); its mark has
+// no `t` until its first clock (rules/stall.ts `movedSinceMark`) and ends like any other.
 //
 // The stall rule is this chart's: at each running tick the lockstep sends every game's clock line as it knows it
 // (rules/stall.ts over that view, `stallOutcomeOf`): marked when its t has not advanced past its best for 20 s while
@@ -47,7 +50,13 @@ export type PacingEvent =
   /** A tick of the running session: the host's clock (ms), the lead, and the lockstep's view of every game. */
   | { type: 'tick'; now: number; lead: number; games: readonly GameView[] }
   /** The stalled game's clock (the lockstep asks before it relays the clock). */
-  | { type: 'clock'; t: number };
+  | { type: 'clock'; t: number }
+  /**
+   * The game came back and is caught up (the lockstep's `game.returned`): ready with the session's world, and in a
+   * started session marked at once with the host's promise (`mark`, without `t`: its clock is unknown until its
+   * first Clock after the return). No report: the lockstep set its view of the mark itself.
+   */
+  | { type: 'returned'; mark?: StallMark };
 
 export interface PacingContext {
   id: number;
@@ -76,6 +85,7 @@ export const pacingMachine = setup({
   },
   guards: {
     hasWorld: (_, p: { hasWorld: boolean }) => p.hasWorld,
+    returnsMarked: (_, p: { mark?: StallMark | undefined }) => p.mark !== undefined,
     marked: ({ context }, p: Tick) => outcomeOf(context, p).mark !== undefined,
     ended: ({ context }, p: Tick) => outcomeOf(context, p).ended,
     raised: ({ context }, p: Tick) => outcomeOf(context, p).raised !== undefined,
@@ -103,6 +113,7 @@ export const pacingMachine = setup({
       enqueue.sendTo(context.parent, { type: 'pacing.reached', id: context.id, t: p.t });
     }),
     dropMark: assign({ mark: undefined }),
+    takeMark: assign({ mark: (_, p: { mark?: StallMark | undefined }) => p.mark }),
   },
 }).createMachine({
   id: 'pacing',
@@ -113,6 +124,14 @@ export const pacingMachine = setup({
       { guard: { type: 'hasWorld', params: ({ event }) => event }, target: '.Pacing', actions: 'dropMark' },
       { target: '.Outsider', actions: 'dropMark' },
     ],
+    returned: [
+      {
+        guard: { type: 'returnsMarked', params: ({ event }) => event },
+        target: '.Stalled',
+        actions: { type: 'takeMark', params: ({ event }) => event },
+      },
+      { target: '.Pacing', actions: 'dropMark' },
+    ],
   },
   states: {
     NotReady: {
@@ -122,9 +141,10 @@ export const pacingMachine = setup({
     },
     Outsider: {
       description:
-        'The game context.id said Hello in a started session: its world is not the session’s. Relayed stalled ' +
-        'without safe or need, it counts for no stamp and holds no pause; its actions are refused. Waits for a Hello ' +
-        'with the session’s world (the resync round that loads it is not built yet).',
+        'The game context.id said Hello in a started session, stood at another time than the host’s game at the ' +
+        'start, or came back as an outsider: its world is not the session’s. Relayed stalled without safe or need, ' +
+        'it counts for no stamp and holds no pause; its actions are refused. Waits for the Hello of a resync ' +
+        'round’s load (the session’s world).',
     },
     Pacing: {
       description:
@@ -144,7 +164,8 @@ export const pacingMachine = setup({
         'The host promises context.mark.promise for the game context.id (its PeerClock safe, Session.stalled) and ' +
         'refuses its actions stamped below it. Waits for the game’s clock to reach the promise (then Pacing); while ' +
         'it still stands where it was marked, each running tick may raise the promise so the others are never held ' +
-        'for good.',
+        'for good. A game that came back (`returned`) is here from its return: its promise rises until its first ' +
+        'clock after the return and stays from then on.',
       on: {
         clock: {
           guard: { type: 'reachedPromise', params: ({ event }) => event },

@@ -37,6 +37,8 @@ export interface PlayerSlotInput {
 export type PlayerSlotEvent =
   /** The connection ended without Leave (peer-closed, write-timeout, reset…): hold the slot. */
   | { type: 'conn.closed'; reason: string }
+  /** The player came back on a new connection with a valid resume (spec "Reconnect"): the slot is theirs again. */
+  | { type: 'conn.resumed' }
   /** The session's ping round: ms since the player was last heard (authentic frames only). */
   | { type: 'ping.due'; sinceHeard: number }
   /** The player's sealed Leave: released at once. */
@@ -79,6 +81,7 @@ export const playerSlotMachine = setup({
   },
   actions: {
     noteAway: assign((_, p: { reason: string }) => ({ awayBecause: p.reason })),
+    noteBack: assign({ awayBecause: undefined }),
     noteReleased: assign((_, p: { reason: string }) => ({ end: { result: 'released' as const, reason: p.reason } })),
     noteShutdown: assign((_, p: { reason: string }) => ({ end: { result: 'shutdown' as const, reason: p.reason } })),
     noteKick: assign((_, p: { reason: string; detail?: string }) => ({
@@ -115,6 +118,7 @@ export const playerSlotMachine = setup({
     Connected: {
       description:
         'Connected: the player (context.name, id context.id) is joined and its connection open; the slot is theirs. ' +
+        'A resume while connected (a connection the host had not noticed was dead) changes nothing here. ' +
         'Waits for Leave, a kick, the connection to drop, or a ping round (`ping.due`) finding them silent ' +
         '(not heard for more than context.silenceMs: 10 s + 3 ping intervals).',
       on: {
@@ -142,12 +146,13 @@ export const playerSlotMachine = setup({
       description:
         'Away: the connection dropped (or the player fell silent); the slot and the name (context.name, id context.id) ' +
         'are held for the reconnect window (`reconnectWindow`, 300 s unless the session sets another) for that player; ' +
-        'when the window runs out the slot is released.',
+        'a valid resume (`conn.resumed`) gives it back; when the window runs out the slot is released.',
       entry: 'emitAway',
       after: {
         reconnectWindow: { target: 'Released', actions: { type: 'noteReleased', params: { reason: SLOT_REASON.windowEnded } } },
       },
       on: {
+        'conn.resumed': { target: 'Connected', actions: 'noteBack' },
         'cmd.shutdown': { target: 'Shutdown', actions: { type: 'noteShutdown', params: ({ event }) => ({ reason: event.reason }) } },
       },
     },

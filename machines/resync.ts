@@ -26,6 +26,12 @@ import {
 export const RESYNC_SYSTEM_ID = 'resync';
 /** Why a round started: the host's button or the policy (any text), a hot join, a returner. */
 export const HOT_JOIN_REASON = { joined: 'new player', returned: 'player returned' } as const;
+/**
+ * Why the round of a session that started with games at different times started (spec "Outsiders": every game but
+ * the host's whose time differs is an outsider; the round copies the host's world to them). Like a hot join it
+ * ignores the cooldown.
+ */
+export const START_ROUND_REASON = 'start: games at different times';
 
 export type { ResyncEmitted, ResyncEvent, ResyncInput, ResyncProgressState, RoundContext } from './resyncTypes.ts';
 
@@ -47,6 +53,7 @@ export const resyncMachine = setup({
   },
   guards: {
     started: ({ context }) => context.started,
+    startsApart: (_, p: { outsiders?: readonly number[] | undefined }) => (p.outsiders?.length ?? 0) > 0,
     queuedJoin: ({ context }) => context.started && context.queued.length > 0,
     paused: ({ context }) => context.pauseReported && context.waitingFor.length === 0,
     thisRound: ({ context }, p: { id: number }) => p.id === context.id,
@@ -60,7 +67,7 @@ export const resyncMachine = setup({
   actions: {
     setStarted: assign((_, p: { speed: number }) => ({ started: true, speed: p.speed })),
     setSpeed: assign((_, p: { speed: number }) => ({ speed: p.speed })),
-    addPlayer: assign(({ context }, p: Ev<'player.joined'>) => ({
+    addPlayer: assign(({ context }, p: Ev<'player.joined'> | Ev<'player.returned'>) => ({
       players: [...context.players.filter((x) => x.id !== p.id), { id: p.id, name: p.name, capable: p.capable ?? false }],
     })),
     queueJoin: assign(({ context }, p: Ev<'player.joined'>) => ({
@@ -185,18 +192,27 @@ export const resyncMachine = setup({
   }),
   on: {
     'player.left': { actions: { type: 'removePlayer', params: ({ event }) => event } },
+    'player.returned': { actions: { type: 'addPlayer', params: ({ event }) => event } },
     'game.partial': { actions: { type: 'mark', params: ({ event }) => event } },
   },
   initial: 'Idle',
   states: {
     Idle: {
       description:
-        'No round runs: waits for the session to start (session.started), then for the host or the policy to ask ' +
+        'No round runs: waits for the session to start (session.started; a start with games at different times ' +
+        'starts a round at once: reason start: games at different times), then for the host or the policy to ask ' +
         'for a round (cmd.start) or for a player to join the started session (a hot join: reason new player / ' +
         'player returned). A joiner remembered during the last round starts the next round at once (no cooldown).',
       always: { guard: 'queuedJoin', target: 'Round', actions: ['startQueuedRound', { type: 'newRound', params: ({ context }) => ({ reason: context.queuedReason }) }] },
       on: {
-        'session.started': { actions: { type: 'setStarted', params: ({ event }) => event } },
+        'session.started': [
+          {
+            guard: { type: 'startsApart', params: ({ event }) => event },
+            target: 'Round',
+            actions: [{ type: 'setStarted', params: ({ event }) => event }, { type: 'newRound', params: { reason: START_ROUND_REASON } }],
+          },
+          { actions: { type: 'setStarted', params: ({ event }) => event } },
+        ],
         'session.speed': { actions: { type: 'setSpeed', params: ({ event }) => event } },
         'cmd.start': [
           { guard: 'started', target: 'Round', actions: { type: 'newRound', params: ({ event }) => event } },

@@ -11,14 +11,20 @@ export interface ResyncInput {
 }
 
 export type ResyncEvent =
-  /** The session started: rounds may run from now on (before, a join starts nothing). */
-  | { type: 'session.started'; speed: number }
+  /**
+   * The session started: rounds may run from now on (before, a join starts nothing). `outsiders`: the games that
+   * stood at another time than the host's game at the start (spec "Outsiders"); a round with reason
+   * START_ROUND_REASON starts at once and copies the host's world to them (no cooldown, like a hot join).
+   */
+  | { type: 'session.started'; speed: number; outsiders?: readonly number[] }
   /** The speed in force changed between rounds (the one a verified round resumes). */
   | { type: 'session.speed'; speed: number }
   /** Start a round (the host's button, the policy). Ignored (logged) while one runs or before the start. */
   | { type: 'cmd.start'; reason: string }
   /** A player joined (or came back without its world: `returned`). In a started session: a hot join. */
   | { type: 'player.joined'; id: number; name: string; capable?: boolean; returned?: boolean }
+  /** A player came back and was caught up (it kept the session's world): in the roster again, no round. */
+  | { type: 'player.returned'; id: number; name: string; capable?: boolean }
   /** A player left (its slot released or its connection gone for the round). */
   | { type: 'player.left'; id: number }
   /** A game reported an action `partial`: its world may be partly built (spec "Repair source"). */

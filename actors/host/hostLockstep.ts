@@ -43,6 +43,13 @@ export interface HostLockstep {
   holdStamps(held: boolean): void;
   /** The resync round: the Hellos of the load moved pauseAt (the furthest). */
   movePause(pauseAt: number): void;
+  /**
+   * Calls `listener` with a game's id when a game that came back (HostSession's `returned` notice, the lockstep's
+   * `game.returned`) is caught up: in a started session, once its stall mark ends (its clock reached the host's
+   * promise). Not called for a return before the start (nothing to catch up), nor when the game leaves again or
+   * loads a save (a resync round's Hello) first. Returns the function that removes the listener.
+   */
+  onCaughtUp(listener: (id: number) => void): () => void;
   stop(): void;
 }
 
@@ -73,13 +80,18 @@ export function attachLockstep(
     actor.on(type, guarded(log, `lockstep ${type}`, fn as (e: unknown) => void));
   on('send.Session', (e) => host.broadcast('Session', e.payload));
   on('send.PeerClock', (e) => host.broadcast('PeerClock', e.payload, e.except));
-  on('send.Action', (e) => (e.to === 'all' ? host.broadcast('Action', e.payload) : host.broadcast('Action', e.payload, e.except)));
+  on('send.Action', (e) => host.broadcast('Action', e.payload));
   on('send.BuildVeto', (e) => host.broadcast('BuildVeto', e.payload));
   on('out.waiting', (e) => {
     if (e.reason !== waitingReason) log({ msg: 'session start waits', reason: e.reason });
     waitingReason = e.reason;
   });
   on('out.log', ({ type: _type, ...entry }) => log(entry));
+  const caughtUpListeners = new Set<(id: number) => void>();
+  on('out.caughtUp', (e) => {
+    host.caughtUp(e.id); // the returner's catch-up chart ends
+    for (const listener of [...caughtUpListeners]) guarded(log, 'lockstep onCaughtUp', listener)(e.id);
+  });
   // The chart failing is our bug, not a peer's: the session cannot go on without it (a child chart failing fails
   // it too). Logged with the stack; the launcher is told (onFailure) and ends the session with one clear line.
   actor.subscribe({
@@ -90,9 +102,19 @@ export function attachLockstep(
   });
 
   let resync: { loads(from: number, save: string | undefined): boolean; running(): boolean } | undefined;
+  /** How each away player's game stood when it dropped (a returner comes back as it was). */
+  const departed = new Map<number, { ready: boolean; hasWorld: boolean }>();
   const off = host.on((n) => {
     const now = clock.now();
     switch (n.type) {
+      case 'returned': {
+        // As it stood when it dropped: a game not ready yet joins again (its Hello is to come); an outsider stays one.
+        const before = departed.get(n.id);
+        departed.delete(n.id);
+        if (before !== undefined && !before.ready) actor.send({ type: 'game.joined', id: n.id, now });
+        else actor.send({ type: 'game.returned', id: n.id, now, hasWorld: before?.hasWorld !== false });
+        return;
+      }
       case 'game': {
         const { message, from } = n;
         if (message.kind === 'Hello') {
@@ -109,9 +131,13 @@ export function attachLockstep(
       case 'joined':
         actor.send({ type: 'game.joined', id: n.id, now });
         return;
-      case 'left':
+      case 'left': {
+        const game = actor.getSnapshot().context.games[n.id];
+        if (n.away && game !== undefined) departed.set(n.id, { ready: game.ready, hasWorld: game.hasWorld });
+        else departed.delete(n.id);
         actor.send({ type: 'game.left', id: n.id, now });
         return;
+      }
       case 'rtt': {
         const values = Object.entries(n.rtt).filter(([id]) => id !== '0').map(([, ms]) => ms);
         actor.send({ type: 'rtt.updated', maxRtt: values.length ? Math.max(...values) : 0, rtt: n.rtt, off: n.off, now });
@@ -146,8 +172,13 @@ export function attachLockstep(
     },
     holdStamps: (held) => actor.send({ type: 'resync.stamps', held, now: clock.now() }),
     movePause: (pauseAt) => actor.send({ type: 'resync.pauseAt', pauseAt, now: clock.now() }),
+    onCaughtUp: (listener) => {
+      caughtUpListeners.add(listener);
+      return () => void caughtUpListeners.delete(listener);
+    },
     stop: () => {
       stopped = true;
+      caughtUpListeners.clear();
       clock.clearTimeout(timer);
       off();
       actor.stop();

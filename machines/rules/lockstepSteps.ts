@@ -21,9 +21,19 @@ import {
 } from './hostGames.ts';
 import type { Games } from './hostGames.ts';
 import { leadFor, nextLead } from './lead.ts';
-import { pauseAtFor, startCheck } from './lockstep.ts';
+import { pauseAtFor, returnGame, startCheck } from './lockstep.ts';
 import type { StartCheck } from './lockstep.ts';
-import type { ActionPayload, ClockPayload, HelloPayload, Hop, PeerClockPayload, Speed, StallMark } from './lockstepTypes.ts';
+import type {
+  ActionPayload,
+  ClockPayload,
+  GameView,
+  HelloPayload,
+  Hop,
+  PeerClockPayload,
+  Speed,
+  StallMark,
+  StartApart,
+} from './lockstepTypes.ts';
 import type { FlushedPauseAction } from './pauseOrder.ts';
 import { payloadByteLength } from '../../protocol/messages/index.ts';
 import { inFlightRefusal, record, settle } from './inFlight.ts';
@@ -68,6 +78,7 @@ export function createLockstepContext(input: LockstepInput | undefined): Lockste
     hostGame: input?.hostGame ?? true,
     droppedSpeedRequests: {},
     inFlight: {},
+    returning: [],
     stallPass: NO_STALL_PASS,
     loggedOnce: [],
   };
@@ -100,6 +111,29 @@ export function startCheckOf(context: Ctx): StartCheck {
   return startCheck(gameList(context.games).filter((g) => g.ready), context.hostGame);
 }
 
+/**
+ * At the start: every ready game that stands at another time than the host's game (rules/lockstep.ts `standsApart`)
+ * becomes an outsider (spec "Outsiders": its clock holds no pause and counts for no stamp, it is relayed stalled with
+ * no safe, its actions are refused with a host BuildVeto) until the Hello of a resync round's load; `startApart`
+ * remembers the host game's time and theirs for the resync actor, which starts that round at once
+ * (`START_ROUND_REASON`). A start at one time changes nothing. `outsiders`: their ids, for their pacing charts.
+ */
+export function markStartOutsiders(context: Ctx): { patch: Partial<Ctx>; outsiders: number[] } {
+  const check = startCheckOf(context);
+  if (!check.ok || check.outsiders.length === 0) return { patch: {}, outsiders: [] };
+  const games: Record<number, GameView> = { ...context.games };
+  for (const { id } of check.outsiders) games[id] = { ...games[id]!, hasWorld: false };
+  const startApart: StartApart = { t: check.t, outsiders: check.outsiders };
+  return { patch: { games, startApart }, outsiders: check.outsiders.map((o) => o.id) };
+}
+
+/** The log line of the start: the outsiders and their times when the games stood at different times. */
+export function startLog(context: Ctx, msg: string): Log {
+  const apart = context.startApart;
+  if (apart === undefined) return { msg };
+  return { msg: `${msg} with games at different times: outsiders until a resync round loads the host game's world`, t: apart.t, outsiders: apart.outsiders };
+}
+
 /** The speed the lead is computed for: the speed in force, or the one a start or an unpause will run at. */
 export function leadSpeed(session: LockstepSession): number {
   if (session.speed > 0) return session.speed;
@@ -125,19 +159,62 @@ function stranger(context: Ctx, from: number): Step {
 export function onHello(context: Ctx, from: number, payload: HelloPayload, loaded = false): Step {
   const game = context.games[from];
   if (game === undefined) return stranger(context, from);
-  const games = helloGame(context.games, from, context.session.started, context.now, payload.time, loaded);
+  const heard = helloGame(context.games, from, context.session.started, context.now, payload.time, loaded);
+  const games: Games = { ...heard, [from]: { ...heard[from]!, helloTime: payload.time } };
   const out: Out[] = [log({ msg: 'game said hello', from, time: payload.time })];
   if (!games[from]!.hasWorld) {
     out.push(log({ msg: 'game is an outsider until a resync round loads the session world', from }));
   }
   if (game.stalled !== undefined) out.push(sessionOut({ ...context, games }));
-  return step({ games }, out);
+  return step({ games, ...forget(context, from) }, out);
+}
+
+/** A returned game is no longer waited for (a leave, a Hello after a load): no `out.caughtUp` for it. */
+function forget(context: Ctx, id: number): Partial<Ctx> {
+  return context.returning.includes(id) ? { returning: context.returning.filter((r) => r !== id) } : {};
+}
+
+/** The returned games among `ids` whose mark ended: `out.caughtUp` for each, in order, and the rest still waited for. */
+function caughtUp(context: Ctx, ids: readonly number[]): { patch: Partial<Ctx>; out: Out[] } {
+  const back = ids.filter((id) => context.returning.includes(id));
+  if (back.length === 0) return { patch: {}, out: [] };
+  const returning = context.returning.filter((id) => !back.includes(id));
+  return { patch: { returning }, out: back.map((id) => ({ type: 'out.caughtUp' as const, id })) };
+}
+
+/**
+ * A game came back and is caught up (wire-protocol "Reconnect", "Catching up"; lockstep.md "Catching up"; the
+ * session sends `game.returned`): ready with the session's world. In a started session it catches up as a stalled
+ * game: marked at once with the host's promise = the running stamp (futureStamp over the pacing games, the promise
+ * the stall rule gives), since now, where it stands unknown (no `t`) until its first Clock; Session lists it. Its
+ * PeerClock goes out flagged stalled with that promise from its first Clock on; the mark ends as any stall's, when its
+ * clock reaches the promise (`out.caughtUp` then). Before the start: ready, no mark, nothing sent.
+ */
+export function onReturn(context: Ctx, id: number, hasWorld = true): Step & { mark: StallMark | undefined } {
+  if (id === 0) return { ...step(), mark: undefined };
+  if (!hasWorld) {
+    // It dropped as an outsider: it comes back one (no promise to keep; the round that loads it ends the mark).
+    const games = returnGame(context.games, id, context.now, undefined, false);
+    return { ...step({ games, ...forget(context, id) }, [log({ msg: 'game returned: still an outsider', from: id })]), mark: undefined };
+  }
+  const without = leaveGame(context.games, id);
+  const mark: StallMark | undefined = context.session.started
+    ? { promise: runningStamp({ ...context, games: without }), since: context.now }
+    : undefined;
+  const games = returnGame(context.games, id, context.now, mark);
+  if (mark === undefined) {
+    return { ...step({ games, ...forget(context, id) }, [log({ msg: 'game returned', from: id })]), mark };
+  }
+  const returning = context.returning.includes(id) ? context.returning : [...context.returning, id];
+  const entry = log({ msg: 'game returned: it catches up as a stalled game', from: id, promise: mark.promise });
+  return { ...step({ games, returning }, [entry, sessionOut({ ...context, games })]), mark };
 }
 
 /** A game left: if it was stalled, Session lists the stalled games again. */
 export function onLeave(context: Ctx, id: number): Step {
   const games = leaveGame(context.games, id);
-  return step({ games }, context.games[id]?.stalled !== undefined ? [sessionOut({ ...context, games })] : []);
+  const out = context.games[id]?.stalled !== undefined ? [sessionOut({ ...context, games })] : [];
+  return step({ games, ...forget(context, id) }, out);
 }
 
 /**
@@ -169,14 +246,18 @@ export function relayClock(context: Ctx, from: number, hop: Hop | undefined): St
 export function onReached(context: Ctx, from: number, t: number): Step {
   if (context.games[from]?.stalled === undefined) return step();
   const games = markGame(context.games, from, undefined);
+  const back = caughtUp(context, [from]);
   const out = [log({ msg: 'stall ended: the game reached the host promise', from, t }), sessionOut({ ...context, games })];
-  return step({ games }, out);
+  return step({ games, ...back.patch }, [...out, ...back.out]);
 }
 
 /**
- * An ordinary Action: to all but the origin with from, allowed and category; the first forbidden one is logged.
- * Its size is measured as it will be relayed (the host writes the game's numbers in their shortest form and adds
- * fields): one that does not fit a frame is refused on every game, its origin included, and relayed to nobody.
+ * An ordinary Action: to every game, its origin included, with from, allowed and category; the first forbidden one is
+ * logged. The origin applies its own action only with this copy (the host's `allowed`), and a host BuildVeto instead
+ * of it drops the action there too (docs/DECISIONS.md "Fixed: the originator applies its own action only with the
+ * host's copy"). Its size is measured as it will be relayed (the host writes the game's numbers in their shortest
+ * form and adds fields): one that does not fit a frame is refused on every game, its origin included, and relayed
+ * to nobody.
  */
 export function onAction(context: Ctx, from: number, payload: ActionPayload, wall: number | undefined): Step {
   const hop = hopFor(context, from, payload.hop, wall);
@@ -187,7 +268,7 @@ export function onAction(context: Ctx, from: number, payload: ActionPayload, wal
   const crowded = inFlightRefusal(settled.inFlight, settled.total, from);
   if (crowded !== undefined) return { ...onVeto(context, from, payload.seq, crowded), patch: { inFlight: settled.inFlight } };
   const inFlight = record(settled.inFlight, from, relayed.stamp);
-  const sent: Out = { type: 'send.Action', to: 'allBut', except: from, payload: relayed };
+  const sent: Out = { type: 'send.Action', to: 'all', payload: relayed };
   if (relayed.allowed) return step({ inFlight }, [sent]);
   const entry = { msg: 'forbidden action relayed', from, category: relayed.category };
   const once = logOnce(context, `forbidden:${from}:${relayed.category}`, entry);
@@ -380,7 +461,8 @@ export function settleStalls(context: Ctx): Step {
     const payload = game?.stalled === undefined ? undefined : peerClockOf(game, undefined);
     if (payload !== undefined) out.push({ type: 'send.PeerClock', to: 'allBut', except: from, payload });
   }
-  return step(patch, out);
+  const back = caughtUp(context, cleared);
+  return step({ ...patch, ...back.patch }, [...out, ...back.out]);
 }
 
 /** Every game's latest clock as the PeerClock for all but that game (sent again at the start). */

@@ -50,8 +50,12 @@ export interface StallMark {
   promise: number;
   /** The host's clock when the mark was set. */
   since: number;
-  /** The `t` the game stood at then: its promise rises only while it stays there. */
-  t: number;
+  /**
+   * The `t` the game stood at then: its promise rises only while it stays there. Absent for the mark of a game that
+   * came back (`game.returned`): its clock is unknown until its first Clock after the return, so its promise rises
+   * while it has none and stays once it has sent one (rules/stall.ts `movedSinceMark`).
+   */
+  t?: number;
 }
 
 /** What the host knows of one game (player 0 = the host's own game). */
@@ -69,4 +73,25 @@ export interface GameView {
   bestT?: number;
   /** The highest `safe` it has sent since its Hello: its promise, which never goes down within one world. */
   bestSafe?: number;
+  /** The `time` its last Hello named: the time of the world it loaded (compared with the host game's at the start). */
+  helloTime?: number;
+}
+
+/** A ready game that stood at another time than the host's game when the session started: an outsider. */
+export interface StartOutsider {
+  id: number;
+  /** Where its clock stood at the start. */
+  t: number;
+  /** The time its Hello named, when it differs from `t`. */
+  helloTime?: number;
+}
+
+/**
+ * A session that started with games at different times (spec "Outsiders"): the host game's time, the reference,
+ * and the games that stood elsewhere. A resync round copies the host's world to them at once (reason
+ * `START_ROUND_REASON`, machines/resync.ts).
+ */
+export interface StartApart {
+  t: number;
+  outsiders: readonly StartOutsider[];
 }

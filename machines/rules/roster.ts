@@ -90,9 +90,9 @@ function withPlayer(roster: Roster, id: number, change: (p: RosterEntry) => Rost
   return { ...roster, players };
 }
 
-/** The connection dropped: the slot is held (and the name stays taken) for the reconnect window. */
+/** The connection dropped: the slot is held (and the name stays taken) for the reconnect window; ready is kept. */
 export function markAway(roster: Roster, id: number): Roster {
-  return withPlayer(roster, id, (p) => ({ ...p, state: 'away', ready: false }));
+  return withPlayer(roster, id, (p) => ({ ...p, state: 'away' }));
 }
 
 /** A returning player (reconnect) takes its held slot back. */

@@ -60,10 +60,25 @@ export function reachedPromise(game: GameView): boolean {
 }
 
 /**
+ * Whether a marked game counts as moving, so its promise stays (the others wait there until it catches up); a game
+ * that does not move gets its promise raised at each running tick. A game marked by the stall rule moves once its
+ * clock stands past the `t` it was marked at (a marked game without a clock keeps its promise, as before). A game
+ * that came back (`game.returned`: a mark with no `t`) has no clock until its first Clock after the return: until
+ * then nobody can be told its promise (a PeerClock needs its clock), so the promise follows the pacing games and is
+ * never behind them when its first PeerClock goes out; from its first clock on it counts as moving (it runs through
+ * what it missed) and the promise stays.
+ */
+export function movedSinceMark(game: GameView, mark: StallMark): boolean {
+  if (mark.t === undefined) return game.clock !== undefined;
+  return game.clock === undefined || game.clock.t > mark.t;
+}
+
+/**
  * One stall pass at the host's tick: end the marks whose clock reached the promise, mark the newly stalled
  * games with promise = futureStamp over the remaining pacing games, and, while the session runs, raise the
  * promise of a marked game that still stands where it was marked (so the others are never held for good). Once
- * it moves again its promise stays, and the others wait there until it catches up.
+ * it moves again its promise stays, and the others wait there until it catches up (`movedSinceMark`). A marked game
+ * with no clock (one that came back, before its first Clock) is never cleared or marked anew: both need its clock.
  */
 export function updateStalls(input: StallInput & { lead: number }): StallUpdate {
   const cleared: number[] = [];
@@ -85,8 +100,7 @@ export function updateStalls(input: StallInput & { lead: number }): StallUpdate 
       return { ...game, stalled: mark };
     }
     const mark = game.stalled;
-    if (!input.running || mark === undefined || max === undefined || game.clock === undefined) return game;
-    if (game.clock.t > mark.t) return game;
+    if (!input.running || mark === undefined || max === undefined || movedSinceMark(game, mark)) return game;
     const promise = futureStamp(max, input.lead);
     if (promise <= mark.promise) return game;
     raised.push(game.id);

@@ -16,7 +16,7 @@ const overlap = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < 
 describe('the charts of machines/', () => {
   it('are all in the catalog, the session router included', () => {
     expect(Object.keys(catalog).sort()).toEqual(
-      ['checksumRounds', 'hostHandshake', 'lockstep', 'pacing', 'pauseOrder', 'playerHandshake', 'playerSlot', 'report', 'reportPart', 'resync', 'sessionRouter'].sort(),
+      ['catchUp', 'checksumRounds', 'hostHandshake', 'lockstep', 'pacing', 'pauseOrder', 'playerHandshake', 'playerSlot', 'report', 'reportPart', 'resync', 'sessionRouter'].sort(),
     );
     expect(Object.keys(catalog.sessionRouter!.states)).toEqual(['sessionRouter', 'sessionRouter.Routing']);
   });

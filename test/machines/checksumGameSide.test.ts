@@ -131,7 +131,7 @@ describe('a divergence injected at a random step (fast-check over world seeds)',
           steps.add(world.time);
           const at = Math.max(h.games[0]!.game.time(), h.games[1]!.game.time()) + 200;
           h.send('ChecksumRequest', { n: 1, at, paused: false, spread: 1 });
-          h.frames(30);
+          h.frames(40); // the round reads its chunk one step after at (spread 1), then reports
           const compared = compareRound({ at, full: true }, h.reports(1));
           expect(compared.kind === 'compared' && compared.differences.map((d) => d.part)).toEqual([part]);
           while (cleanups.length) cleanups.pop()!();

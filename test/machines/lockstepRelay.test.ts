@@ -1,5 +1,5 @@
-// The host relay in the lockstep chart: PeerClock (12) and Action (50) to all but the origin, in the order the
-// receivers must see them (prior-projects §2.6 H8), with allowed/category (spec "Action category and verdict"),
+// The host relay in the lockstep chart: PeerClock (12) to all but the origin and Action (50) to every game, its origin
+// included (the origin applies its own action only with the host's copy), in the order the receivers must see them (prior-projects §2.6 H8), with allowed/category (spec "Action category and verdict"),
 // the hop the host stamps ("Latency stamps"), and outsiders ("Outsiders").
 import { describe, expect, it } from 'vitest';
 import type { ActionPayload } from '../../protocol/messages/index.ts';
@@ -67,15 +67,14 @@ describe('PeerClock relay', () => {
 });
 
 describe('Action relay', () => {
-  it('relays to all but the origin with from, allowed and the normalised category', () => {
+  it('relays to every game, its origin included (its copy), with from, allowed and the normalised category', () => {
     const host = runningHost([0, 1, 2], 10_000, { permissions: { build: { only: [2] }, bulldoze: 'hostOnly' } });
     const payload = action(7, { category: 'terraform', from: 99, allowed: true, pauseSeq: 5, pauseUpto: 6 });
     host.send({ type: 'recv.Action', from: 1, payload, now: 1 });
     expect(host.sent()).toEqual([
       {
         type: 'send.Action',
-        to: 'allBut',
-        except: 1,
+        to: 'all',
         payload: { stamp: 12_000, seq: 7, body: { op: 'build', seq: 7 }, category: 'other', from: 1, allowed: true },
       },
     ]);
@@ -102,16 +101,23 @@ describe('Action relay', () => {
     ]);
   });
 
-  it('drops an ordinary action without a stamp, and one from a game that is not ready', () => {
+  it('refuses (a host veto to all) an ordinary action without a stamp, and one from a game that is not ready', () => {
     const host = runningHost([0, 1]);
     host.send({ type: 'game.joined', id: 3, now: 0 });
     host.send({ type: 'recv.Action', from: 1, payload: action(1, { stamp: undefined }), now: 1 });
     host.send({ type: 'recv.Action', from: 3, payload: action(1), now: 2 });
     const out = host.take();
     expect(ofType(out, 'send.Action')).toEqual([]);
+    // A veto, never a silent drop: the originator waits at the stamp for the host's copy of its own action.
+    expect(ofType(out, 'send.BuildVeto').map((e) => [e.payload.owner, e.payload.seq])).toEqual([
+      [1, 1],
+      [3, 1],
+    ]);
     expect(ofType(out, 'out.log').map((e) => e.msg)).toEqual([
-      'action without a stamp dropped',
-      'action from a game not ready dropped',
+      'action without a stamp refused',
+      'action refused',
+      'action from a game not ready refused',
+      'action refused',
     ]);
   });
 });

@@ -162,7 +162,7 @@ describe('pacing chart', () => {
   it('every waiting state says what it waits for and on whom', () => {
     const states = pacingMachine.root.states;
     expect(states.NotReady!.description).toMatch(/context\.id.*waits for its Hello/s);
-    expect(states.Outsider!.description).toMatch(/context\.id.*Waits for a Hello with the session’s world/s);
+    expect(states.Outsider!.description).toMatch(/context\.id.*Waits for the Hello of a resync round’s load \(the session’s world\)/s);
     expect(states.Pacing!.description).toMatch(/context\.id.*Waits for a running tick.*20 s.*another pacing game/s);
     expect(states.Stalled!.description).toMatch(/context\.mark\.promise.*context\.id.*Waits for the game’s clock to reach/s);
   });
@@ -202,6 +202,9 @@ describe('model paths (xstate/graph)', () => {
       [
         'pacing --hello--> Pacing',
         'pacing --hello--> Outsider',
+        // A game that came back caught up (lockstep `game.returned`): marked at once, or pacing before the start.
+        'pacing --returned--> Stalled',
+        'pacing --returned--> Pacing',
         'Pacing --tick--> Stalled',
         'Stalled --clock--> Pacing',
         'Stalled --tick--> Stalled',

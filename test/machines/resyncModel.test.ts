@@ -27,12 +27,15 @@ function modelEvents(s: Snap): ResyncEvent[] {
   const id = s.context.id;
   return [
     { type: 'session.started', speed: 2 },
+    // a start with games at different times: a round at once (START_ROUND_REASON)
+    { type: 'session.started', speed: 2, outsiders: [2] },
     { type: 'session.speed', speed: 3 },
     { type: 'cmd.start', reason: 'button' },
     { type: 'player.joined', id: 1, name: 'alice', capable: true },
     { type: 'player.joined', id: 2, name: 'bob', returned: true },
     { type: 'player.left', id: 1 },
     { type: 'player.left', id: 2 },
+    { type: 'player.returned', id: 1, name: 'alice', capable: true },
     { type: 'game.partial', id: 0 },
     { type: 'pause.progress', waitingFor: [] },
     { type: 'pause.progress', waitingFor: [1] },

@@ -1,12 +1,12 @@
-// The start check (task: until the resync round exists the host starts only when every ready game stands at
-// the same time and has reported a clock; otherwise it says why it waits).
+// The start check: every ready game has reported a clock since its Hello; a game at another time than the host
+// game's starts as an outsider (spec "Outsiders"); a relay-only host waits until every game stands at one time.
 import { describe, expect, it } from 'vitest';
 import { futureStamp, pauseAtFor, startCheck } from '../../../machines/rules/lockstep.ts';
 
 describe('startCheck', () => {
   it('passes when the host’s game and every ready game stand at the same time', () => {
-    expect(startCheck([{ id: 0, clock: { t: 4000 } }, { id: 2, clock: { t: 4000 } }])).toEqual({ ok: true, t: 4000 });
-    expect(startCheck([{ id: 0, clock: { t: 0 } }])).toEqual({ ok: true, t: 0 });
+    expect(startCheck([{ id: 0, clock: { t: 4000 } }, { id: 2, clock: { t: 4000 } }])).toEqual({ ok: true, t: 4000, outsiders: [] });
+    expect(startCheck([{ id: 0, clock: { t: 0 } }])).toEqual({ ok: true, t: 0, outsiders: [] });
   });
 
   it('waits for the host’s game', () => {
@@ -21,13 +21,21 @@ describe('startCheck', () => {
     });
   });
 
-  it('names the games that stand apart', () => {
+  it('starts at the host game’s time; the games that stand apart start as outsiders', () => {
     const at = (id: number, t: number) => ({ id, clock: { t } });
     const check = startCheck([at(2, 1400), at(0, 1000), at(1, 1400)]);
-    expect(check).toEqual({
+    expect(check).toEqual({ ok: true, t: 1000, outsiders: [{ id: 1, t: 1400 }, { id: 2, t: 1400 }] });
+  });
+
+  it('a relay-only host has no world to copy: it names the games that stand apart and waits', () => {
+    const at = (id: number, t: number) => ({ id, clock: { t } });
+    expect(startCheck([at(2, 1400), at(1, 1000), at(3, 1400)], false)).toEqual({
       ok: false,
-      waiting: 'the games stand at different times (game 0 at 1000; 1, 2 at 1400); every game must load the same save',
+      waiting:
+        'the games stand at different times (game 1 at 1000; 2, 3 at 1400); every game must load the same save ' +
+        '(a host without a game of its own has no world to copy)',
     });
+    expect(startCheck([at(2, 1400), at(1, 1400)], false)).toEqual({ ok: true, t: 1400, outsiders: [] });
   });
 });
 
