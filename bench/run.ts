@@ -8,6 +8,7 @@ const benches: { name: string; load: () => Promise<{ run(): Promise<void> }> }[]
   { name: 'latency', load: () => import('./latency.bench.ts') },
   { name: 'hostRelay', load: () => import('./hostRelay.bench.ts') },
   { name: 'resync', load: () => import('./resync.bench.ts') },
+  { name: 'checksumChunks', load: () => import('./checksumChunks.bench.ts') },
 ];
 
 const filters = process.argv.slice(2);

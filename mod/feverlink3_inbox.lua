@@ -171,6 +171,36 @@ function H.PeerClock(S, p)
   S.peers[from] = peer
 end
 
+-- The host's copy of this game's own action (the host relays every Action to its origin too): the own action waits in
+-- the queue unconfirmed, holding the barrier at its stamp (feverlink3_session.lua), until this copy comes; from then
+-- on it is the copy that is applied, as on every other game: the host's body, category, `allowed` and stamp. A host
+-- BuildVeto before the copy drops it unapplied (H.BuildVeto). A copy of an own action confirmed already (its copy
+-- read again: the backlog after a reload), or applied, refused or dropped here before, is ignored, and is no
+-- duplicate; a copy of an action this game never made (a number above its last) is skipped.
+local function ownCopy(S, copy, key, t)
+  local mine = S.queue:find(copy.from, copy.seq)
+  if mine == nil or mine.kind ~= 'action' then
+    if copy.seq <= S.seq then
+      log.debug('own Action ' .. key .. ' came back after it was applied, refused or dropped here: ignored')
+      return
+    end
+    return 'own Action ' .. key .. ' came back although this game made none above ' .. n(S.seq)
+  end
+  if not mine.unconfirmed then
+    log.debug('own Action ' .. key .. ' came back again (confirmed already): ignored')
+    return
+  end
+  mine.unconfirmed = nil
+  mine.body, mine.category, mine.allowed = copy.body, copy.category, copy.allowed
+  if copy.stamp ~= mine.stamp then
+    log.warn('own Action ' .. key .. ' came back stamped ' .. n(copy.stamp) .. ' (sent stamped ' .. n(mine.stamp)
+      .. '): applied at the stamp the others apply it at')
+    S.queue:restamp(mine, copy.stamp)
+  end
+  log.info('own Action ' .. key .. ' confirmed by the host (' .. (mine.allowed == false and 'not allowed' or 'allowed')
+    .. ') stamp ' .. n(mine.stamp) .. ' t ' .. n(t) .. ' margin ' .. n(mine.stamp - t) .. ' game-ms')
+end
+
 -- Action 50 {stamp, seq, body, category?, from, allowed, pause?, pauseSeq?, pauseUpto?}
 function H.Action(S, p, t)
   local from, seq = playerId(p.from), int(p.seq, 1)
@@ -194,10 +224,10 @@ function H.Action(S, p, t)
     return
   end
   if p.pause == true then return 'pause Action ' .. key .. ' without pauseSeq (not stamped by the host)' end
-  if from == S.id then return 'own Action ' .. key .. ' came back: ignored' end
   local stamp = int(p.stamp)
   if not stamp then return 'Action ' .. key .. ' without a valid stamp' end
   item.stamp = stamp
+  if from == S.id then return ownCopy(S, item, key, t) end
   if body and body.commit == true then
     if S.parked[key] or S.queue:seen(from, seq) then return 'duplicate Action ' .. key end
     if (S.parkedCount[from] or 0) >= M.MAX_PARKED_PER_PLAYER or S.parkedTotal >= M.MAX_PARKED then

@@ -82,13 +82,15 @@ function M.peerBound(peer)
 end
 
 --- The input barrier: min over the peers that bound it (M.bounds) of min(safe, need) — the host's promise for a
--- stalled one — and over the stamps of pause-order flushes not read completely (an item whose pauseUpto is above
--- pauseRead). nil = nothing holds the game (alone). A peer only listed in Session.stalled (its stalled PeerClock
--- not read yet) still bounds it by its own last promise, the lower one.
+-- stalled one — over the stamps of pause-order flushes not read completely (an item whose pauseUpto is above
+-- pauseRead), and the stamp of this game's own action the host has not confirmed yet (`unconfirmed`: the lowest
+-- such stamp, or nil; the game applies its own action only with the host's copy, so it may stand at that stamp but
+-- not run the step that applies it). nil = nothing holds the game (alone). A peer only listed in Session.stalled
+-- (its stalled PeerClock not read yet) still bounds it by its own last promise, the lower one.
 -- peers: {[id] = peer}; stalledIds: kept for the callers (the list does not free a peer); flushItems: list of
 -- {stamp, pauseUpto}; pauseRead: highest pauseSeq read.
-function M.barrier(peers, stalledIds, flushItems, pauseRead)
-  local b
+function M.barrier(peers, stalledIds, flushItems, pauseRead, unconfirmed)
+  local b = unconfirmed
   for id, peer in pairs(peers) do
     if M.bounds(id, peer) then b = minOpt(b, M.peerBound(peer)) end
   end
@@ -185,6 +187,8 @@ end
 
 --- Permissions (wire kind 20): is player `id` allowed to act in `category`? Each field is "everyone",
 -- "hostOnly" or {only = [ids]}; a missing field means everyone; the host's own game (id 0) is always allowed.
+-- Not what decides an action: every game, the originator included, applies the `allowed` of the host's relayed copy
+-- (a permission may change between stamping and relay). Kept as the rule the host applies, for a hint before it.
 function M.allowed(permissions, id, category)
   if id == 0 or permissions == nil then return true end
   local set = permissions[M.category(category)]

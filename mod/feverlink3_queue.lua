@@ -75,6 +75,17 @@ local function remember(self, from, seq)
   end
 end
 
+-- Inserts an item in order: a binary search for the first position whose item comes after it (equal keys keep
+-- arrival order).
+local function insertSorted(items, item)
+  local lo, hi = 1, #items + 1
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if rules.before(item, items[mid]) then hi = mid else lo = mid + 1 end
+  end
+  table.insert(items, lo, item)
+end
+
 --- True when one more item of origin `from` would be taken (below MAX_PER_ORIGIN and MAX_ITEMS).
 function Queue:hasRoom(from)
   return (self.perOrigin[from] or 0) < M.MAX_PER_ORIGIN and #self.items < M.MAX_ITEMS
@@ -88,14 +99,7 @@ function Queue:push(item)
   remember(self, from, item.seq)
   if not self:hasRoom(from) then return false, 'full' end
   self.perOrigin[from] = (self.perOrigin[from] or 0) + 1
-  local items = self.items
-  -- binary search for the first position whose item comes after the new one: equal keys keep arrival order
-  local lo, hi = 1, #items + 1
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if rules.before(item, items[mid]) then hi = mid else lo = mid + 1 end
-  end
-  table.insert(items, lo, item)
+  insertSorted(self.items, item)
   return true
 end
 
@@ -122,6 +126,35 @@ function Queue:due(t, accept)
   self.items = keep
   for _, item in ipairs(out) do taken(self, item) end
   return out
+end
+
+--- The queued item with this origin and sequence number, left in place, or nil.
+function Queue:find(from, seq)
+  for _, item in ipairs(self.items) do
+    if item.from == from and item.seq == seq then return item end
+  end
+  return nil
+end
+
+--- The first queued item (lowest in order, so of the lowest stamp) for which match(item) is true, or nil.
+function Queue:firstWhere(match)
+  for _, item in ipairs(self.items) do
+    if match(item) then return item end
+  end
+  return nil
+end
+
+--- Moves a queued item to another stamp (its place in the order follows). Returns true when it was queued.
+function Queue:restamp(item, stamp)
+  for i, queued in ipairs(self.items) do
+    if queued == item then
+      table.remove(self.items, i)
+      item.stamp = stamp
+      insertSorted(self.items, item)
+      return true
+    end
+  end
+  return false
 end
 
 --- Takes out the item with this origin and sequence number, if queued. Returns it or nil.

@@ -1,11 +1,14 @@
 -- FeverLink3: continuing after the mod was loaded again in the same session and the same world (a new Lua state:
 -- a script reload). The mod keeps a small state file, mod_state.txt, in the session folder: the launcher session
 -- it belongs to (identity.txt's start), the game time, the last action number, the promise `safe`, how far it has
--- read to_game.log, and its own actions still waiting for their stamps. A new Lua state that finds the same start
+-- read to_game.log, and its own actions still waiting for their stamps, each with `unconfirmed` while the host's copy
+-- of it has not come (with the copy's fields once it came). A new Lua state that finds the same start
 -- and a game time within a frame of the saved one continues: action numbers go on (restarting at 1 made the other
 -- games refuse them as duplicates while this game applied them), the promise is kept, no new Hello (the host would
--- make the game an outsider), its own waiting actions are queued again, and the backlog of to_game.log it reads
--- again rebuilds the session state while nothing already applied is applied twice (`prune`).
+-- make the game an outsider), its own waiting actions are queued again (confirmed or still waiting for the host's copy,
+-- as they were: a copy that came before the reload lies in the backlog read again, and is recognised there as the
+-- copy of an action confirmed already), and the backlog of to_game.log it reads again rebuilds the session state
+-- while nothing already applied is applied twice (`prune`).
 local json = require('feverlink3_json')
 local link = require('feverlink3_link')
 local log = require('feverlink3_log')
@@ -28,7 +31,7 @@ function M.save(S, t, gen, offset)
   for _, item in ipairs(S.queue.items) do
     if item.kind == 'action' and item.from == S.id then
       local text = json.encode({ stamp = item.stamp, seq = item.seq, body = item.body, category = item.category,
-        allowed = item.allowed })
+        allowed = item.allowed, unconfirmed = item.unconfirmed })
       if text then lines[#lines + 1] = 'own=' .. text end
     end
   end

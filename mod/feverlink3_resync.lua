@@ -10,6 +10,7 @@
 local json = require('feverlink3_json')
 local link = require('feverlink3_link')
 local log = require('feverlink3_log')
+local checksum = require('feverlink3_checksum')
 
 local M = {}
 local n = log.n
@@ -62,6 +63,8 @@ function M.load(S, p, lineEnd)
   if not valid(p) or type(p.name) ~= 'string' or type(lineEnd) ~= 'number' then return 'ResyncLoad without an id and a name' end
   local gen = link.position()
   S.reload = { id = p.id, name = p.name, gen = gen, offset = lineEnd }
+  -- The repair's detail dump (detail_s<id>_<t>_<player>.txt), before the load replaces this world and Lua state.
+  pcall(checksum.dump, S, p.id)
   log.info('resync ' .. n(p.id) .. ': load ' .. p.name .. ' once resync_cursor.txt names ' .. n(gen) .. ':' .. n(lineEnd))
 end
 

@@ -23,6 +23,9 @@ M.CLOCK_INTERVAL_MS = 100
 M.HEARTBEAT_MS = 1000
 --- How often identity.txt is looked at again: a new `start=` means a new launcher session in this folder.
 M.IDENTITY_CHECK_MS = 1000
+--- A game standing this long (wall ms) at the stamp of an own action whose copy the host has not sent back says so
+-- once in mod.log (the copy comes within the round trip the lead covers; one that never comes holds the game there).
+M.UNCONFIRMED_LOG_MS = 2000
 
 local S -- the state of this Lua state's session
 
@@ -122,10 +125,13 @@ function M.init()
     S.seq, S.safe = saved.seq, saved.safe
     S.resume = { t0 = t, gen = saved.gen, offset = saved.offset }
     for _, own in ipairs(saved.own) do
+      -- an own action whose copy had come stays confirmed (the host's fields were saved with it); one still waiting
+      -- for its copy waits on: the copy comes after the saved read position, or in the backlog read again
       local stamp, seq = inbox.int(own.stamp), inbox.int(own.seq, 1)
       if stamp and seq and stamp >= t then
         S.queue:push({ kind = 'action', stamp = stamp, from = id, seq = seq, body = own.body,
-          category = rules.category(own.category), allowed = own.allowed })
+          category = rules.category(own.category), allowed = own.allowed,
+          unconfirmed = own.unconfirmed == true or nil })
       end
     end
     log.warn('loaded again in the same session and world (t ' .. n(t) .. ', saved at ' .. n(saved.t)
@@ -153,7 +159,13 @@ local function flushItems()
   return S.queue:ofKind('flush')
 end
 
+-- An own action waits for the host's copy (feverlink3_inbox.lua ownCopy) before it is applied.
+local function unconfirmed(item)
+  return item.unconfirmed == true
+end
+
 local function complete(item)
+  if item.unconfirmed then return false end
   return item.kind ~= 'flush' or item.pauseUpto <= S.pauseRead
 end
 
@@ -161,15 +173,34 @@ end
 -- complete flushes stamped <= t (they come first at their stamp; ordinary actions at t wait for beforeStep(t)).
 local function applyStanding(t)
   local items = S.queue:due(t, function(item)
-    if item.kind == 'flush' then return complete(item) end
+    if item.kind == 'flush' or item.unconfirmed then return complete(item) end
     return item.stamp < t
   end)
   for _, item in ipairs(items) do apply.apply(S, item, t) end
 end
 
+-- The game stands at the stamp of an own action the host has not confirmed: said once per action after a while.
+local function noteUnconfirmed(t, mine)
+  if mine == nil or mine.stamp > t then
+    S.heldBy = nil
+    return
+  end
+  local key, now = apply.key(mine), link.wallMs()
+  if S.heldBy == nil or S.heldBy.key ~= key then
+    S.heldBy = { key = key, since = now }
+  elseif not S.heldBy.logged and now - S.heldBy.since >= M.UNCONFIRMED_LOG_MS then
+    S.heldBy.logged = true
+    log.warn('standing at ' .. n(t) .. ' for ' .. n(now - S.heldBy.since) .. ' ms: own action ' .. key
+      .. ' waits for the host\'s copy')
+  end
+end
+
 local function updatePace(t)
   local flushes = flushItems()
-  S.barrier = rules.barrier(S.peers, S.stalledIds, flushes, S.pauseRead)
+  -- the lowest stamp of an own action without the host's copy yet (the queue is in stamp order)
+  local mine = S.queue:firstWhere(unconfirmed)
+  noteUnconfirmed(t, mine)
+  S.barrier = rules.barrier(S.peers, S.stalledIds, flushes, S.pauseRead, mine and mine.stamp)
   S.pace = rules.pace({ t = t, started = S.started, speed = S.sessionSpeed, runSpeed = S.runSpeed,
     pauseAt = S.pauseAt, barrier = S.barrier, flushTarget = rules.flushTarget(t, flushes, S.pauseRead) })
   S.engine.setLimit(S.pace.limit)
@@ -350,9 +381,18 @@ function M.command(cmd, category)
     return true -- refused by the outbox (logged there): not queued here either, so dropped on every game alike
   end
   S.seq = seq
+  -- queued unconfirmed: applied only with the host's copy (its `allowed`); a host BuildVeto before it drops it
   S.queue:push({ kind = 'action', stamp = stamp, from = S.id, seq = S.seq, body = body, category = category,
-    allowed = rules.allowed(S.permissions, S.id, category) })
-  log.info('action ' .. n(S.id) .. ':' .. n(S.seq) .. ' stamped ' .. n(stamp) .. ' at t ' .. n(t))
+    unconfirmed = true })
+  -- it holds the barrier at its stamp from now on, not only from the next frame: the engine may run several steps
+  -- before it (a reload's backlog or a resync load already holds the world where it stands)
+  if not S.resume and not S.reload then
+    S.barrier = rules.minOpt(S.barrier, stamp)
+    S.pace.limit = rules.minOpt(S.pace.limit, stamp)
+    S.engine.setLimit(S.pace.limit)
+  end
+  log.info('action ' .. n(S.id) .. ':' .. n(S.seq) .. ' stamped ' .. n(stamp) .. ' at t ' .. n(t)
+    .. ' (applied once the host sends it back)')
   return true
 end
 
@@ -368,6 +408,15 @@ function M.requestSpeed(s)
   return true
 end
 
+-- Own actions waiting for the host's copy.
+local function unconfirmedCount()
+  local count = 0
+  for _, item in ipairs(S.queue.items) do
+    if item.unconfirmed then count = count + 1 end
+  end
+  return count
+end
+
 --- A read-only snapshot for the game's status and for tests.
 function M.status()
   local t
@@ -377,7 +426,7 @@ function M.status()
     limit = S.pace.limit, speed = S.pace.speed, started = S.started, pauseAt = S.pauseAt, stop = S.pace.stop,
     late = S.late, queued = S.queue:size(), seq = S.seq, pause = S.pauseRead, margin = rules.smallestMargin(S.margins),
     outbox = S.outbox:size(), outboxDropped = S.outbox:stats().dropped, appendFailures = S.outbox:stats().failures,
-    held = S.held, parked = S.parkedTotal, dropped = S.dropped,
+    held = S.held, parked = S.parkedTotal, dropped = S.dropped, unconfirmed = unconfirmedCount(),
   }
 end
 

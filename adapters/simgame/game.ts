@@ -9,7 +9,7 @@ import type { EngineBackend, ModHooks } from './luaHost.ts';
 import { writeStatus, type GameStatus } from './status.ts';
 import { applyCommand } from './world/apply.ts';
 import { worldHash } from './world/checksum.ts';
-import { authorityValues, checksumLanes, correctAuthority } from './world/checksumLanes.ts';
+import { authorityValues, checksumLanes, checksumLists, correctAuthority, readChunk } from './world/checksumLanes.ts';
 import { CATEGORY, type ApplyResult, type Command } from './world/commands.ts';
 import { paddingFromEnv, readSaveFile, writeSaveFile } from './world/saveFile.ts';
 import { step } from './world/step.ts';
@@ -21,6 +21,8 @@ export const MAX_FRAME_MS = 250;
 export const STATUS_EVERY_MS = 250;
 /** How often (wall ms) the bots ask the mod whether the session has started. */
 export const BOTS_CHECK_MS = 250;
+/** Entity lists of checksum rounds kept at once (rounds being read, a dump); beyond it the oldest is dropped. */
+export const MAX_CHECKSUM_LISTS = 8;
 /** A name engine.save / engine.load accepts: a plain file name in the saves folder. */
 const SAVE_NAME = /^[A-Za-z0-9_][A-Za-z0-9 _.-]{0,99}$/;
 
@@ -61,6 +63,9 @@ export class SimGame implements EngineBackend {
   private seq = 0;
   private botsCheck: { at: number; may: boolean } | null = null;
   private botsStopped = false;
+  /** The entity lists of the spread checksum rounds being read, by handle. */
+  private readonly lists = new Map<number, Record<string, number[]>>();
+  private listSeq = 0;
   /** Counters for status.json. */
   applied = 0;
   refused = 0;
@@ -129,6 +134,32 @@ export class SimGame implements EngineBackend {
     return checksumLanes(this.world);
   }
 
+  /**
+   * A spread round's start: the light lanes, ids and freeq hashed whole, and each heavy lane's entity list, kept here
+   * under a handle (at most MAX_CHECKSUM_LISTS; the oldest is dropped) so that only counts and chunk sums cross into
+   * Lua (a Lua table crossing wasmoon costs far more than the reading itself).
+   */
+  checksumLists(withKeys: boolean): { parts: Record<string, string>; lanes: Record<string, number>; list: number; keys?: Record<string, string[]> } {
+    const taken = checksumLists(this.world, withKeys);
+    const list = ++this.listSeq;
+    this.lists.set(list, taken.lanes);
+    while (this.lists.size > MAX_CHECKSUM_LISTS) this.lists.delete(this.lists.keys().next().value!);
+    const lanes = Object.fromEntries(Object.entries(taken.lanes).map(([lane, ids]) => [lane, ids.length]));
+    return { parts: taken.parts, lanes, list, ...(taken.keys ? { keys: taken.keys } : {}) };
+  }
+
+  /** Entities from..from+count-1 (1-based) of a kept list's lane, read as the world stands (world/checksumLanes.ts). */
+  checksumRead(list: number, lane: string, from: number, count: number, withKeys: boolean): ReturnType<typeof readChunk> {
+    const ids = this.lists.get(list)?.[lane];
+    if (ids === undefined) throw new Error(`checksumRead: no list ${list} with lane ${lane}`);
+    return readChunk(this.world, lane, ids.slice(Math.max(0, from - 1), Math.max(0, from - 1 + count)), withKeys);
+  }
+
+  /** Forgets a kept list. */
+  checksumDone(list: number): void {
+    this.lists.delete(list);
+  }
+
   /** The Authority values (money, loan) the host corrects to. */
   authority(): Record<string, number> {
     return authorityValues(this.world);
@@ -163,6 +194,7 @@ export class SimGame implements EngineBackend {
     if (!r.ok) return { ok: false, detail: `${path}: ${r.reason}` };
     this.world = r.world;
     this.acc = 0;
+    this.lists.clear(); // the lists name the old world's entities
     // The verdicts counted are this world's: a game that joined late and one that ran from the start, once both
     // loaded the same save, have decided the same commands since (the demo compares these counts).
     this.applied = 0;

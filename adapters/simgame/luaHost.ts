@@ -17,6 +17,15 @@ export interface EngineBackend {
   setLimit(limit: number | null): void;
   apply(cmd: unknown): ApplyResult;
   checksum(): Record<string, string>;
+  /**
+   * A spread round's start (optional): the parts hashed whole, each heavy lane's entity count, and a handle on the
+   * entity lists the game keeps for the round (checksumRead reads them, checksumDone forgets them).
+   */
+  checksumLists?(withKeys: boolean): { parts: Record<string, string>; lanes: Record<string, number>; list: number; keys?: Record<string, string[]> };
+  /** Entities `from`..`from + count - 1` (1-based) of heavy lane `lane` of list `list`, read as the world stands. */
+  checksumRead?(list: number, lane: string, from: number, count: number, withKeys: boolean): { sum: number; count: number; keys?: string[] };
+  /** The lists of `list` are no longer needed. */
+  checksumDone?(list: number): void;
   /** Authority values (money, loan); optional for a game that has none. */
   authority?(): Record<string, number>;
   /** Applies the host's Authority values. */
@@ -219,6 +228,14 @@ function engineTable(engine: EngineBackend): Record<string, unknown> {
       return LuaMultiReturn.from(r.ok ? [true] : [false, r.class, r.detail]);
     },
     checksum: () => engine.checksum(),
+    ...(engine.checksumLists && engine.checksumRead
+      ? {
+          checksumLists: (withKeys: unknown) => engine.checksumLists!(withKeys === true),
+          checksumRead: (list: unknown, lane: unknown, from: unknown, count: unknown, withKeys: unknown) =>
+            engine.checksumRead!(Number(list), String(lane), Number(from), Number(count), withKeys === true),
+          checksumDone: (list: unknown) => engine.checksumDone?.(Number(list)),
+        }
+      : {}),
     authority: () => engine.authority?.() ?? {},
     correct: (values: unknown) => engine.correct?.(authorityTable(values)),
     save: (name: unknown) => {

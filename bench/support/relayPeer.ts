@@ -152,8 +152,10 @@ export class RelayPeer {
     const m = n.message;
     switch (m.kind) {
       case 'Action': {
-        this.counts.actions++;
         const from = m.payload.from ?? -1;
+        // The host's copy of our own Action (its origin gets it too): not a relayed action of another player.
+        if (from === this.you) break;
+        this.counts.actions++;
         this.byOrigin.set(from, (this.byOrigin.get(from) ?? 0) + 1);
         break;
       }

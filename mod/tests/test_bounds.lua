@@ -228,6 +228,40 @@ T.test('queue full: an Action or BuildCommit that does not fit is refused with a
   end)
 end)
 
+T.test('own copies: the host\'s copy confirms the queued own action once; no duplicate, nothing twice', function()
+  inbox.reset()
+  local lines = catchLog(function()
+    local S = state(1)
+    S.seq = 3
+    -- own 1:2 and 1:3 wait unconfirmed (1:1 was applied before); the copy of 1:2 confirms it with the host's fields
+    S.queue:push({ kind = 'action', stamp = 400, from = 1, seq = 2, body = { op = 'mine' }, category = 'build',
+      unconfirmed = true })
+    S.queue:push({ kind = 'action', stamp = 600, from = 1, seq = 3, body = { op = 'vetoed' }, unconfirmed = true })
+    local copy = { stamp = 400, seq = 2, from = 1, allowed = false, category = 'build', body = { op = 'mine' } }
+    inbox.handle(S, line('Action', copy), 0, 0)
+    local mine = S.queue:find(1, 2)
+    T.eq({ mine.unconfirmed, mine.allowed }, { nil, false }, 'confirmed with the host\'s allowed')
+    inbox.handle(S, line('Action', copy), 0, 0) -- the same copy again: ignored, not a duplicate
+    T.eq(S.queue:size(1), 2)
+    -- a host BuildVeto before the copy: dropped, refused, never applied; its copy afterwards is ignored
+    inbox.handle(S, line('BuildVeto', { seq = 3, owner = 1, why = 'outsider', from = 0, name = 'h', host = true }), 0, 0)
+    T.eq(S.queue:find(1, 3), nil)
+    T.eq(#verdicts(S), 1)
+    inbox.handle(S, line('Action', { stamp = 600, seq = 3, from = 1, allowed = true, body = { op = 'vetoed' } }), 0, 0)
+    inbox.handle(S, line('Action', { stamp = 200, seq = 1, from = 1, allowed = true, body = {} }), 0, 0)
+    T.eq(S.queue:size(1), 1)
+    T.eq(inbox.skippedCounts(), {}, 'none of these is a skipped line')
+    -- a copy of an action this game never made (above its last number) is skipped
+    inbox.handle(S, line('Action', { stamp = 800, seq = 4, from = 1, allowed = true, body = {} }), 0, 0)
+    T.eq(inbox.skippedCounts(), { ['refused Action'] = 1 })
+    T.eq(S.queue:size(1), 1)
+  end)
+  T.eq(count(lines, 'own Action 1:2 confirmed by the host (not allowed)'), 1)
+  T.eq(count(lines, 'duplicate'), 0)
+  T.eq(count(lines, 'came back although this game made none above 3'), 1)
+  inbox.reset()
+end)
+
 T.test('skipped lines are logged LOG_FIRST times per reason, then only at 10, 100, 1000', function()
   inbox.reset()
   local lines = catchLog(function()

@@ -65,6 +65,14 @@ T.test('barrier: a flush not read completely holds the game at its stamp; a comp
   T.eq(L.barrier({ [1] = { t = 0, safe = 1000 } }, {}, flush, 4), 1000)
 end)
 
+T.test('barrier: an own action without the host\'s copy holds the game at its stamp, alone or under a peer', function()
+  T.eq(L.barrier({}, {}, {}, 0, 1400), 1400, 'alone: only the own action holds it')
+  T.eq(L.barrier({}, {}, {}, 0, nil), nil)
+  T.eq(L.barrier({ [1] = { t = 0, safe = 1000 } }, {}, {}, 0, 1400), 1000, 'the lower one')
+  T.eq(L.barrier({ [1] = { t = 0, safe = 2000 } }, {}, {}, 0, 1400), 1400)
+  T.eq(L.barrier({}, {}, { { stamp = 1200, pauseUpto = 5 } }, 4, 1400), 1200)
+end)
+
 T.test('mayLeave: may stand at the barrier, never step past it (leave t only if t < barrier)', function()
   T.eq(L.mayLeave(1000, 1200), true)
   T.eq(L.mayLeave(1200, 1200), false)

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { T0, setup, tick, expectActionsBeforeClocks, started, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
+import { T0, setup, tick, echoOwn, expectActionsBeforeClocks, started, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
 import { modDir } from './support/luaMod.ts';
 import { makeSessionFolder } from './support/sessionFolder.ts';
 
@@ -50,7 +50,10 @@ describe.each(LUA_FLAVOURS)('mod bounds in Lua %s: the outbox while from_game.lo
     // The folder goes, the file comes back: everything kept is written, in order, and the game runs on.
     rmSync(fromGame, { recursive: true });
     writeFileSync(fromGame, before);
-    for (let i = 0; i < 30; i++) tick(g, 50, 1);
+    for (let i = 0; i < 30; i++) {
+      echoOwn(s, 1); // the host's copies of the own actions written so far
+      tick(g, 50, 1);
+    }
     expect(g.status() as unknown as Record<string, unknown>).toMatchObject({ held: false, outbox: 0 });
     expect(g.engine().t).toBeGreaterThan(t);
     const actions = s.outOf('Action');

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { T0, STEP, setup, tick, expectActionsBeforeClocks, started, flushItem, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
+import { T0, STEP, setup, tick, expectActionsBeforeClocks, echoOwn, started, flushItem, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
 
 describe.each(LUA_FLAVOURS)('mod in Lua %s: pause and the pause order', (lua) => {
   useLua(lua);
@@ -58,6 +58,7 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: pause and the pause order', (lua) =>
     expect(g.command({ tag: 'early' })).toBe(true);
     tick(g, 20, 5);
     expect(s.outOf('Action')).toEqual([{ stamp: T0 + 2 * STEP, seq: 1, body: { tag: 'early' }, category: 'other' }]);
+    echoOwn(s, 1); // the host's copy (the host relays every Action to its origin too)
     s.send('Session', started);
     tick(g, 20, 5);
     expect(g.engine().applied).toEqual([{ t: T0 + 2 * STEP, cmd: { tag: 'early' } }]);

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { T0, STEP, setup, tick, expectActionsBeforeClocks, started, disposers, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
+import { T0, STEP, setup, tick, expectActionsBeforeClocks, echoOwn, started, disposers, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
 import { loadGame } from './support/luaMod.ts';
 import { makeSessionFolder } from './support/sessionFolder.ts';
 
@@ -147,7 +147,7 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: clock, promise and barrier', (lua) =
 
 describe.each(LUA_FLAVOURS)('mod in Lua %s: actions', (lua) => {
   useLua(lua);
-  it('stamps its own action, writes it before the Clock that passes it, applies it at the stamp', async () => {
+  it('stamps its own action, writes it before the Clock that passes it, applies it at the stamp once the host’s copy came', async () => {
     const { s, g } = await setup(0);
     g.init();
     s.send('Session', { started: true, speed: 1, lead: 3 });
@@ -157,13 +157,38 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: actions', (lua) => {
     const safe = g.status().safe;
     expect(g.command({ op: 'build', tag: 'a1' }, 'build')).toBe(true);
     const stamp = Math.max(safe, Math.ceil((t + 3 * STEP) / STEP) * STEP);
+    // unconfirmed, it holds the limit at its stamp at once (the engine may step before the next frame)
+    expect(g.engine().limit).toBe(stamp);
+    expect(g.status()).toMatchObject({ unconfirmed: 1, barrier: stamp });
+    // without the host's copy the game stands at the stamp, applying nothing
     for (let i = 0; i < 10; i++) tick(g, 100, 1);
+    expect(g.engine().t).toBe(stamp);
+    expect(g.engine().applied).toEqual([]);
     const action = s.outOf('Action')[0]!;
     expect(action).toEqual({ stamp, seq: 1, body: { op: 'build', tag: 'a1' }, category: 'build' });
     expectActionsBeforeClocks(s.out());
+    // the host's copy comes back: applied at its stamp, and the game runs on
+    echoOwn(s, 0);
+    for (let i = 0; i < 3; i++) tick(g, 100, 1);
+    expect(g.status().unconfirmed).toBe(0);
+    expect(g.engine().t).toBeGreaterThan(stamp);
     const applied = g.engine().applied;
     expect(applied).toEqual([{ t: stamp, cmd: { op: 'build', tag: 'a1' } }]);
     expect(s.outOf('ActionRefused')).toEqual([{ seq: 1, from: 0, applied: true }]);
+    expect(s.modLog()).toContain('own Action 0:1 confirmed by the host (allowed)');
+  });
+
+  it('says once when it stands at the stamp of an own action whose copy does not come', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    tick(g, 20);
+    g.command({ tag: 'lost' });
+    for (let i = 0; i < 40; i++) tick(g, 100, 1);
+    expect(g.engine().t).toBe(T0 + 2 * STEP);
+    expect(g.engine().applied).toEqual([]);
+    const said = s.modLog().split('\n').filter((l) => l.includes('own action 1:1 waits for the host'));
+    expect(said).toHaveLength(1);
   });
 
   it('applies the actions of one stamp in (from, seq) order, whatever the arrival order; logs MARGIN', async () => {
@@ -221,14 +246,17 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: actions', (lua) => {
     expect(verdicts[4]).toEqual({ seq: 5, from: 1, applied: true });
   });
 
-  it('refuses its own action at the stamp when the stored Permissions forbid it', async () => {
+  it('refuses its own action at the stamp when the host’s copy says not allowed (the host’s permissions decide)', async () => {
     const { s, g } = await setup(2);
     g.init();
     s.send('Session', started);
-    s.send('Permissions', { build: 'hostOnly', bulldoze: 'everyone', spend: { only: [2] }, speed: 'everyone' });
+    // the Permissions this game holds allow build: the host's `allowed` on the copy decides all the same
+    s.send('Permissions', { build: 'everyone', bulldoze: 'everyone', spend: { only: [2] }, speed: 'everyone' });
     tick(g, 20);
     g.command({ tag: 'b' }, 'build');
     g.command({ tag: 's' }, 'spend');
+    tick(g, 20);
+    echoOwn(s, 2, (p) => p.category !== 'build');
     tick(g, 100, 10);
     tick(g, 20);
     expect(g.engine().applied.map((a) => a.cmd.tag)).toEqual(['s']);
@@ -238,7 +266,7 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: actions', (lua) => {
     ]);
   });
 
-  it('drops a vetoed action with a refused verdict; ignores a copy of its own action', async () => {
+  it('drops a vetoed action with a refused verdict; skips a copy of an own action it never made', async () => {
     const { s, g } = await setup(1);
     g.init();
     s.send('Session', started);
@@ -250,7 +278,96 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: actions', (lua) => {
     expect(s.outOf('ActionRefused')).toEqual([
       { seq: 3, from: 2, class: 'module', detail: 'vetoed by the host: no node' },
     ]);
-    expect(s.modLog()).toContain('own Action 1:1 came back: ignored');
+    expect(s.modLog()).toContain('own Action 1:1 came back although this game made none above 0, skipped');
+  });
+
+  it('drops its own action the host vetoes before its copy, unapplied; a copy after the veto changes nothing', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    tick(g, 20);
+    g.command({ tag: 'outsider' }, 'build');
+    tick(g, 20, 1);
+    expect(g.engine().limit).toBe(T0 + 2 * STEP); // held at its stamp
+    s.send('BuildVeto', { seq: 1, owner: 1, why: "the game's world is not the session's yet", from: 0, name: 'host', host: true });
+    tick(g, 20);
+    expect(g.status().unconfirmed).toBe(0);
+    expect(g.engine().limit).toBeUndefined(); // alone: nothing holds it any more
+    // a copy arriving after all (not what the host does: it vetoes or relays) is not applied
+    echoOwn(s, 1);
+    tick(g, 20, 10);
+    tick(g, 20);
+    expect(g.engine().t).toBeGreaterThan(T0 + 2 * STEP);
+    expect(g.engine().applied).toEqual([]);
+    expect(s.outOf('ActionRefused')).toEqual([
+      { seq: 1, from: 1, class: 'module', detail: "vetoed by the host: the game's world is not the session's yet" },
+    ]);
+  });
+
+  it('a copy of its own action confirms it once: another copy is no duplicate and applies nothing twice', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    tick(g, 20);
+    g.command({ tag: 'twice' });
+    tick(g, 20);
+    const [copy] = echoOwn(s, 1);
+    s.send('Action', copy); // the same from:seq again
+    tick(g, 20, 10);
+    tick(g, 20);
+    s.send('Action', copy); // and after it was applied
+    tick(g, 20, 2);
+    expect(g.engine().applied).toEqual([{ t: T0 + 2 * STEP, cmd: { tag: 'twice' } }]);
+    expect(s.outOf('ActionRefused')).toEqual([{ seq: 1, from: 1, applied: true }]);
+    expect(s.modLog()).not.toContain('duplicate');
+    expect(s.modLog()).not.toContain('skipped');
+  });
+
+  it('loaded again mid-session: a confirmed own action stays confirmed, an unconfirmed one waits for its copy', async () => {
+    const { s, g } = await setup(1, '1:0');
+    g.init();
+    s.send('Session', started);
+    tick(g, 20);
+    g.command({ tag: 'confirmed' });
+    tick(g, 20);
+    echoOwn(s, 1);
+    tick(g, 20);
+    g.command({ tag: 'waiting' });
+    tick(g, 20);
+    expect(g.status()).toMatchObject({ unconfirmed: 1, queued: 2 });
+    const saved = readFileSync(join(s.dir, 'mod_state.txt'), 'utf8');
+    expect(saved).toMatch(/^own=.*"seq":1/m);
+    expect(saved).not.toMatch(/^own=.*"seq":1.*unconfirmed/m);
+    expect(saved).toMatch(/^own=.*"seq":2.*"unconfirmed":true/m);
+    g.close();
+    // a new Lua state in the same session and world: it reads the backlog again, the copy of 1:1 included
+    const again = await loadGame({ sessionDir: s.dir, t0: T0, lua });
+    disposers.push(() => again.close());
+    expect(again.init()).toBe(true);
+    for (let i = 0; i < 5; i++) tick(again, 20, 2);
+    expect(again.status()).toMatchObject({ unconfirmed: 1, queued: 2 });
+    expect(again.engine().t).toBe(T0 + 2 * STEP); // 1:2 holds it at its stamp
+    expect(again.engine().applied).toEqual([]);
+    echoOwn(s, 1); // the copy of 1:2 comes after the reload
+    for (let i = 0; i < 3; i++) tick(again, 20, 2);
+    expect(again.engine().applied.map((a) => `${String(a.cmd.tag)}@${a.t - T0}`)).toEqual(['confirmed@400', 'waiting@400']);
+    expect(s.modLog()).not.toContain('duplicate');
+  });
+
+  it('applies its own action as the host relayed it: the host’s stamp, body and category', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    tick(g, 20);
+    g.command({ tag: 'mine' }, 'terraform');
+    tick(g, 20);
+    const [sent] = s.outOf('Action');
+    expect(sent).toMatchObject({ stamp: T0 + 2 * STEP, category: 'other' });
+    s.send('Action', { ...sent, body: { tag: 'as relayed' }, stamp: T0 + 4 * STEP, from: 1, allowed: true });
+    tick(g, 20, 10);
+    tick(g, 20);
+    expect(g.engine().applied).toEqual([{ t: T0 + 4 * STEP, cmd: { tag: 'as relayed' } }]);
+    expect(s.modLog()).toContain('own Action 1:1 came back stamped 3000000800 (sent stamped 3000000400)');
   });
 
   it('parks a build with commit = true until its BuildCommit, then applies it at the commit stamp', async () => {

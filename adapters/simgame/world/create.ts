@@ -74,3 +74,26 @@ export function createWorld(seed: number): World {
   }
   return world;
 }
+
+/** The heavy lanes' entities of a world: what a spread checksum round reads in chunks. */
+export function heavyEntityCount(world: World): number {
+  return world.edges.size + world.nodes.size + world.constructions.size + world.towns.size;
+}
+
+/**
+ * A world of at least `entities` heavy-lane entities (spread checksum rounds' benches and tests): createWorld(seed),
+ * then rows of town roads (100 m apart, nodes every 100 m) north of the towns until the count is reached.
+ */
+export function createBigWorld(seed: number, entities: number): World {
+  const world = createWorld(seed);
+  const SPACING = 10_000;
+  const ROW_NODES = 150;
+  for (let row = 0; heavyEntityCount(world) < entities && row < 150; row++) {
+    const y = 500_000 + row * SPACING;
+    for (let i = 0; i + 1 < ROW_NODES && heavyEntityCount(world) < entities; i++) {
+      const x = -900_000 + i * SPACING;
+      road(world, { x, y }, { x: x + SPACING, y });
+    }
+  }
+  return world;
+}

@@ -8,7 +8,7 @@ import { Bot } from '../../../adapters/simgame/bots.ts';
 import { SimGame } from '../../../adapters/simgame/game.ts';
 import { LuaHost } from '../../../adapters/simgame/luaHost.ts';
 import { createWorld } from '../../../adapters/simgame/world/create.ts';
-import { manualClock, REAL_MOD, tempDir } from './support.ts';
+import { manualClock, ownActionEcho, REAL_MOD, tempDir } from './support.ts';
 
 let tmp: ReturnType<typeof tempDir>;
 let clock: ReturnType<typeof manualClock>;
@@ -33,10 +33,12 @@ async function start(bots: Bot[]): Promise<{ game: SimGame; host: LuaHost; logs:
   return { game, host, logs };
 }
 
-function run(game: SimGame, frames: number, ms = 20): void {
+/** Frames; `echo`: the launcher's copies of the game's own Actions (the host relays each to its origin too). */
+function run(game: SimGame, frames: number, ms = 20, echo?: () => number): void {
   for (let i = 0; i < frames; i++) {
     clock.advance(ms);
     game.frame();
+    echo?.();
   }
 }
 
@@ -62,7 +64,7 @@ describe('Lua host with the real mod', () => {
     expect(game.speed()).toBe(0);
     expect(game.actions + game.applied + game.refused).toBe(0);
     writeFileSync(join(tmp.dir, 'to_game.log'), 'Session\t{"started":true,"speed":1,"lead":2}\n');
-    run(game, 200);
+    run(game, 200, 20, ownActionEcho(tmp.dir, 0));
     expect(game.time()).toBeGreaterThan(3_000);
     const status = host.status()!;
     expect(status).toMatchObject({ active: true, id: 0, started: true });

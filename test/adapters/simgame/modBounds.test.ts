@@ -9,7 +9,7 @@ import { Bot } from '../../../adapters/simgame/bots.ts';
 import { SimGame } from '../../../adapters/simgame/game.ts';
 import { LuaHost } from '../../../adapters/simgame/luaHost.ts';
 import { createWorld } from '../../../adapters/simgame/world/create.ts';
-import { manualClock, REAL_MOD, tempDir } from './support.ts';
+import { manualClock, ownActionEcho, REAL_MOD, tempDir } from './support.ts';
 
 let tmp: ReturnType<typeof tempDir>;
 let clock: ReturnType<typeof manualClock>;
@@ -21,10 +21,12 @@ afterEach(() => {
   tmp.cleanup();
 });
 
-function run(game: SimGame, frames: number, ms = 20): void {
+/** Frames; `echo`: the launcher's copies of the game's own Actions (the host relays each to its origin too). */
+function run(game: SimGame, frames: number, ms = 20, echo?: () => number): void {
   for (let i = 0; i < frames; i++) {
     clock.advance(ms);
     game.frame();
+    echo?.();
   }
 }
 
@@ -35,18 +37,19 @@ describe('simulated game: the mod’s outbox while from_game.log takes no lines'
     const game = new SimGame({ world: createWorld(5), now: clock.now, bots: [new Bot({ seed: 3, ratePerMin: 3_000 })] });
     const host = await LuaHost.create({ modDir: REAL_MOD, env: { FEVERLINK3_SESSION_DIR: tmp.dir }, engine: game, wallMs: clock.now });
     game.attach(host);
+    const echo = ownActionEcho(tmp.dir, 0);
     try {
-      run(game, 50);
+      run(game, 50, 20, echo);
       expect(game.time()).toBeGreaterThan(0);
       host.run("require('feverlink3_outbox').MAX_LINES = 30");
       const fromGame = join(tmp.dir, 'from_game.log');
       const kept = readFileSync(fromGame, 'utf8');
       rmSync(fromGame);
       mkdirSync(fromGame); // every append fails, root or not
-      run(game, 300);
+      run(game, 300, 20, echo);
       expect(game.status(false)).toMatchObject({ held: true, outbox: 30 });
       const t = game.time();
-      run(game, 50);
+      run(game, 50, 20, echo);
       expect(game.time()).toBe(t);
       const held = game.status(false);
       expect(held.droppedCommands).toBeGreaterThan(0);
@@ -55,7 +58,7 @@ describe('simulated game: the mod’s outbox while from_game.log takes no lines'
 
       rmSync(fromGame, { recursive: true });
       writeFileSync(fromGame, kept);
-      run(game, 100);
+      run(game, 100, 20, echo);
       const after = game.status(false);
       expect(after).toMatchObject({ held: false, outbox: 0 });
       expect(game.time()).toBeGreaterThan(t);

@@ -73,6 +73,8 @@ export interface ModStatus {
   queued: number;
   seq: number;
   pause: number;
+  /** Own actions waiting for the host's copy (each holds the barrier at its stamp). */
+  unconfirmed: number;
 }
 
 /** The Lua a scenario runs in: wasmoon's Lua 5.4, or Debian's lua5.2 (the game's Lua). */

@@ -57,3 +57,24 @@ export const started = { started: true, speed: 1, lead: 2 };
 export function flushItem(stamp: number, from: number, seq: number, tag: string, pauseSeq: number, pauseUpto: number): object {
   return { stamp, seq, body: { tag }, from, allowed: true, pause: true, pauseSeq, pauseUpto };
 }
+
+/** How many of a folder's own ordinary Actions the launcher double has sent back already. */
+const echoed = new WeakMap<SessionFolder, number>();
+
+/**
+ * The host's copy of the game's own ordinary Actions (the host relays every Action to its origin too, with `from`,
+ * its `allowed` and the normalised category; docs/DECISIONS.md "Fixed: the originator applies its own action only
+ * with the host's copy"): every Action with a stamp in from_game.log not sent back yet goes to to_game.log.
+ * `allowed` decides per payload (default: allowed). Returns the copies sent.
+ */
+export function echoOwn(s: SessionFolder, id: number, allowed: (p: Record<string, unknown>) => boolean = () => true): Record<string, unknown>[] {
+  const own = s.outOf('Action').filter((p) => p.stamp !== undefined);
+  const from = echoed.get(s) ?? 0;
+  const copies = own.slice(from).map((p) => {
+    const category = ['build', 'bulldoze', 'spend'].includes(String(p.category)) ? p.category : 'other';
+    return { ...p, category, from: id, allowed: allowed(p) };
+  });
+  for (const copy of copies) s.send('Action', copy);
+  echoed.set(s, own.length);
+  return copies;
+}
