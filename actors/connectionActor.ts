@@ -82,6 +82,8 @@ export interface ConnectionHandle {
   /** Bytes written but not yet handed to the kernel (0 when the transport does not tell): a save transfer's pace. */
   readonly queuedBytes: number;
   write(bytes: Uint8Array): void;
+  /** Connection.uncount: the frame being delivered stops counting against the rate limits (false: nothing given back). */
+  uncount(bytes: number): boolean;
   markJoined(): void;
   close(reason: string, finalBytes?: Uint8Array): void;
 }
@@ -104,6 +106,8 @@ export function connectionHandle(conn: Connection, actorOf: () => ConnectionActo
       return typeof queued === 'number' ? queued : 0;
     },
     write: (bytes) => conn.write(bytes),
+    // A direct call, like write: the frame is still being delivered (see the top of this file).
+    uncount: (bytes) => conn.uncount?.(bytes) ?? false,
     markJoined: () => {
       const actor = running();
       if (actor) actor.send({ type: 'conn.joined' });

@@ -40,6 +40,14 @@ export interface Connection {
    * 'write-timeout'. Ignored after close.
    */
   write(bytes: Uint8Array): void;
+  /**
+   * Gives back the frame being delivered now (call it from inside the frame handler): it no longer counts against the
+   * rate limits (one frame, and at most `bytes` of its length). For a frame the owner has checked and exempts: a repair
+   * source's ResyncUpload of an upload the host asked for, within the exemption's own cap (actors/host/resync.ts;
+   * spec "Repair source"). At most once per frame; false when nothing was given back (outside a delivery, a
+   * connection without limits, after a close or a violation). Optional: a transport without it exempts nothing.
+   */
+  uncount?(bytes: number): boolean;
   /** After the host accepted the Join: lifts the 4096-byte handshake limit (to MAX_FRAME_LENGTH) and frees the
    *  pending slot. */
   markJoined(): void;

@@ -36,7 +36,8 @@ import { createHandshake, handshakeFrame, type HandshakeActor } from './handshak
 import { createSlot, type SlotActor } from './slots.ts';
 import type { PlayerSlotEvent } from '../../machines/playerSlot.ts';
 import { PlayerLink, rttReport } from './playerLink.ts';
-import { HeldMessages } from './heldMessages.ts';
+import { HostSender } from './hostSender.ts';
+import { Returns, type CatchUpActor } from './returns.ts';
 
 export { FEVERLINK3_VERSION } from './hostTypes.ts';
 export type { HostNotice, HostOptions, HostPorts } from './hostTypes.ts';
@@ -72,10 +73,16 @@ export class HostSession {
   private readonly faulted = new Set<number>();
   private pingTimer: unknown;
   private stopped = false;
-  /** What is made for a resync participant while the save travels, sent after its ResyncLoad (heldMessages.ts). */
-  private readonly held = new HeldMessages<Message>();
+  /** Every frame the host sends goes through here: one counter, the resync hold, the outboxes (hostSender.ts). */
+  private readonly sender: HostSender;
   /** The capabilities each player's Join announced (Join.caps), by id. */
   private readonly capsOf = new Map<number, string[]>();
+  /** Resume tokens and the returners' catch-up actors (returns.ts). */
+  private readonly returns: Returns;
+  /** Connections in the handshake whose Join resumed a held slot (its MAC checked out), by connection id. */
+  private readonly resuming = new Map<number, { id: number; last: number | undefined }>();
+  /** Whether a resync round runs (actors/host/resync.ts tells): a returner is not caught up across a round. */
+  resyncRunning: () => boolean = () => false;
 
   constructor(options: HostOptions, ports: HostPorts) {
     const pingIntervalMs = options.pingIntervalMs ?? 2000;
@@ -112,8 +119,10 @@ export class HostSession {
     });
     const aead = ports.crypto.aesGcm(options.key);
     this.sealer = new Sealer(aead, HOST_SENDER);
+    this.sender = new HostSender({ sealer: this.sealer, links: this.links, localGame: ports.localGame, clock: ports.clock, log: ports.log });
     this.opener = new Opener(aead);
     this.roster = roster.createRoster(options.hostName, this.options.maxPlayers);
+    this.returns = new Returns({ crypto: ports.crypto, clock: ports.clock, log: ports.log, inspect: this.inspect });
     this.schedulePing();
   }
 
@@ -189,7 +198,12 @@ export class HostSession {
       mods: this.options.mods,
       joinDeadlineMs: this.options.joinDeadlineMs,
       inspect: this.inspect,
-      admit: (name, caps) => {
+      admit: (name, caps, resume) => {
+        // A returner whose own slot is still held takes it back: no new id, so neither `full` nor the join rate.
+        if (resume !== undefined && this.roster.players.has(resume.id) && this.slots.has(resume.id)) {
+          this.resuming.set(conn.id, resume);
+          return { ok: true, you: resume.id };
+        }
         if (!takeJoin(this.joinRate, conn.addressKey, this.ports.clock.now())) {
           return { ok: false, reason: 'flood', detail: 'too many joins from this address; try again in a minute' };
         }
@@ -199,7 +213,14 @@ export class HostSession {
         if (caps && caps.length > 0) this.capsOf.set(decision.player.id, [...caps]);
         return { ok: true, you: decision.player.id };
       },
-      welcomed: (you) => this.seat(conn, you),
+      resumeTokens: (id) => this.returns.tokensOf(id),
+      welcomed: (you) => {
+        const resume = this.resuming.get(conn.id);
+        this.resuming.delete(conn.id);
+        if (resume) this.resumeSeat(conn, resume.id, resume.last);
+        else this.seat(conn, you);
+      },
+      // Called before `welcomed` (actors/host/handshake.ts): the resume stays noted until the Welcome or the close.
       ended: () => this.handshakes.delete(conn.id),
     });
     this.handshakes.set(conn.id, actor);
@@ -254,6 +275,7 @@ export class HostSession {
       this.internalError(conn, err, 'close');
     } finally {
       this.conns.delete(e.conn);
+      this.resuming.delete(e.conn);
     }
   }
 
@@ -294,14 +316,14 @@ export class HostSession {
     this.links.set(id, link);
     this.playerOfConn.set(conn.id, id);
     this.slots.set(id, this.createSlot(id, entry.name));
-    const token = this.ports.crypto.randomBytes(16);
+    this.sender.openOutbox(id);
     this.sendTo(id, 'Welcome', {
       you: id,
       hostName: this.roster.hostName,
       version: this.options.version,
       players: roster.welcomePlayers(this.roster, true),
       session: this.sessionPayload(),
-      resume: { token, epoch: 0 },
+      resume: this.returns.first(id),
       ...(this.options.mods ? { modsChecked: true } : {}),
     });
     this.sendTo(id, 'Permissions', permissionsMessage(this.permissions));
@@ -310,6 +332,96 @@ export class HostSession {
     const caps = this.capsOf.get(id);
     this.notify({ type: 'joined', id, name: entry.name, ...(caps ? { caps } : {}) });
     this.notifyRoster();
+  }
+
+  /**
+   * A returner's Join resumed its held slot (spec "Reconnect"): the same id, name, slot and permissions on the new
+   * connection (one the host has not yet noticed is dead is closed), Welcome `resumed` with a fresh token and the next
+   * epoch, and its catch-up chart decides: everything after `last` still in its outbox → Welcome.catchUp and the
+   * messages it missed, resent; otherwise a `player returned` round (in a started session).
+   */
+  private resumeSeat(conn: ConnectionHandle, id: number, last: number | undefined): void {
+    const entry = this.roster.players.get(id);
+    if (!entry || conn.closeReason !== undefined) return; // released meanwhile, or this connection dropped: nothing taken
+    const old = this.links.get(id);
+    if (old) {
+      this.links.delete(id);
+      this.playerOfConn.delete(old.conn.id);
+      old.conn.close('replaced');
+    }
+    conn.markJoined();
+    this.links.set(id, new PlayerLink(id, conn, this.ports.clock.now()));
+    this.playerOfConn.set(conn.id, id);
+    this.slotEvent(id, { type: 'conn.resumed' });
+    this.roster = roster.markConnected(this.roster, id);
+    const outbox = this.sender.outboxOf(id);
+    outbox?.newConnection();
+    const now = this.ports.clock.now();
+    const running = this.resyncRunning();
+    const cover = running ? { covers: false as const, why: 'a resync round is running' } : (outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
+    const session = this.sessionPayload();
+    this.sendTo(id, 'Welcome', {
+      you: id,
+      hostName: this.roster.hostName,
+      version: this.options.version,
+      players: roster.welcomePlayers(this.roster, true),
+      session,
+      resume: this.returns.next(id),
+      resumed: true,
+      ...(this.options.mods ? { modsChecked: true } : {}),
+      ...(cover.covers ? { catchUp: Number(this.opener.highest(id)) } : {}),
+    });
+    this.ports.log({ msg: 'player resumed', id, name: entry.name, conn: conn.id, address: conn.remoteAddress, last, catchUp: cover.covers });
+    const missed = cover.covers ? cover.messages : [];
+    this.returns.start(
+      {
+        id,
+        name: entry.name,
+        last,
+        outbox: cover.covers ? { covers: true, count: missed.length } : { covers: false, why: cover.why },
+        started: session.started,
+      },
+      {
+        resend: () => {
+          outbox?.clear();
+          this.sender.resend(id, missed);
+          this.welcomeBack(id, entry.name, true);
+        },
+        // Not caught up: a `player returned` round reloads its game (not ready until its Hello after the load); in a
+        // session not started nothing ran, so no round and it keeps its ready.
+        returned: (_, round) => {
+          outbox?.clear();
+          if (round) this.roster = roster.setReady(this.roster, id, false);
+          this.welcomeBack(id, entry.name, !round);
+        },
+      },
+    );
+  }
+
+  /** After a resume: Permissions to the returner, PlayerJoined to the others, the lockstep and the round told. */
+  private welcomeBack(id: number, name: string, caughtUp: boolean): void {
+    const ready = this.roster.players.get(id)?.ready ?? false;
+    this.sendTo(id, 'Permissions', permissionsMessage(this.permissions));
+    this.broadcast('PlayerJoined', { player: { id, name, ready } }, id);
+    const caps = this.capsOf.get(id);
+    if (caughtUp) this.notify({ type: 'returned', id, name, ...(caps ? { caps } : {}) });
+    else this.notify({ type: 'joined', id, name, returned: true, ...(caps ? { caps } : {}) });
+    this.notifyRoster();
+  }
+
+  /** The returner's catch-up actor, while it runs (the inspector and tests observe it). */
+  catchUpOf(id: number): CatchUpActor | undefined {
+    return this.returns.catchUpOf(id);
+  }
+
+  /** The lockstep: a returned game's clock reached the host's promise (its stall mark ended). */
+  caughtUp(id: number): void {
+    this.returns.send(id, { type: 'game.reached' });
+  }
+
+  /** The resync round: a game said Hello after the round's load. */
+  loaded(id: number): void {
+    this.returns.send(id, { type: 'game.loaded' });
   }
 
   /** The Session state as Welcome carries it; the lockstep actor becomes its source once it runs. */
@@ -328,6 +440,7 @@ export class HostSession {
     if (opened.ok || opened.why === 'not-decoded' || opened.why === 'unknown-kind') {
       // Heard (the silence timer) only once its sender and tag checked out: anyone on the path can write bytes.
       link.rtt = { ...link.rtt, lastHeard: this.ports.clock.now() };
+      this.returns.confirm(link.id); // a returner that speaks on its new connection read its Welcome
     }
     if (!opened.ok) return this.drop(link, opened.why === 'not-decoded' || opened.why === 'unknown-kind' ? 'decode' : 'open', kind, { why: opened.detail });
     this.handle(link, opened.message);
@@ -343,6 +456,8 @@ export class HostSession {
     switch (message.kind) {
       case 'Pong':
         link.pong(message.payload.n, this.ports.clock.now(), message.payload.w);
+        // Pong n: the player read every frame up to Ping n; its outbox lets go of them.
+        this.sender.outboxOf(link.id)?.ponged(message.payload.n);
         return;
       case 'Leave':
         this.slotEvent(link.id, { type: 'recv.Leave' });
@@ -445,6 +560,8 @@ export class HostSession {
     if (!entry) return;
     this.roster = roster.releaseSlot(this.roster, id);
     this.capsOf.delete(id);
+    this.sender.closeOutbox(id);
+    this.returns.forget(id, reason);
     if (link) this.playerOfConn.delete(link.conn.id);
     link?.conn.close(reason, finalFrame);
     this.broadcast('PlayerLeft', { id, name: entry.name });
@@ -464,6 +581,7 @@ export class HostSession {
     this.roster = roster.markAway(this.roster, id);
     this.broadcast('PlayerLeft', { id, name: entry.name, away: true });
     this.ports.log({ msg: 'player away', id, name: entry.name, reason, holdMs: this.options.reconnectWindowMs });
+    this.returns.send(id, { type: 'conn.closed', reason });
     this.notify({ type: 'left', id, name: entry.name, away: true });
     this.notifyRoster();
   }
@@ -488,111 +606,49 @@ export class HostSession {
       this.slotEvent(link.id, { type: 'ping.due', sinceHeard: now - link.rtt.lastHeard });
       if (this.links.get(link.id) !== link) continue;
       const n = link.nextPing(now, this.ports.wallClock());
-      this.sendTo(link.id, 'Ping', { n, rtt, ...(Object.keys(off).length ? { off } : {}) });
+      // ack: the last frame heard from this player (its own outbox lets go of what it covers).
+      const ack = Number(this.opener.highest(link.id));
+      this.sendTo(link.id, 'Ping', { n, rtt, ...(Object.keys(off).length ? { off } : {}), ...(ack > 0 ? { ack } : {}) });
+      this.sender.outboxOf(link.id)?.pinged(n, this.sender.lastCounter);
     }
     this.notify({ type: 'rtt', rtt, off });
   }
 
-  // ---- sending ------------------------------------------------------------------------------------
+  // ---- sending (hostSender.ts: one sealer, the resync hold, the outboxes) ------------------------
 
-  /**
-   * Seals once and writes the same frame to every joined player but `except` (one counter: no nonce repeats), the
-   * host's own game first. A payload that does not fit a frame, measured as it will be sealed, goes to nobody, the
-   * host's game included (logged); false then. Callers that relay a peer's message check the size before they
-   * commit to it (machines/rules/relaySize.ts); this is the last line, so no receiver ever gets a frame it refuses.
-   */
+  /** Seals once and writes to every joined player but `except`, the host's game first; false when it does not fit. */
   broadcast<K extends KindName>(kind: K, payload: Payloads[K], except?: number): boolean {
-    const local = except !== 0 ? this.ports.localGame : undefined;
-    // Sealed once if anyone is connected; without a receiver nothing is sealed (no counter used).
-    let frame: Uint8Array | undefined;
-    if (this.hasReceiver(except)) {
-      frame = sealedFrame(this.sealer, kind, payload);
-      if (frame === undefined) return this.tooLarge(kind, payload);
-    } else if (local && !fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
-    const message = { kind, payload } as Message;
-    if (local) this.toLocal(message);
-    if (frame) for (const link of this.links.values()) if (link.id !== except) this.write(link, message, frame);
-    return true;
+    return this.sender.broadcast(kind, payload, except);
   }
 
-  /**
-   * A held participant keeps the message, not the frame: it is sealed when released. A frame sealed now and sent
-   * after the save's chunks would carry a counter more than 64 below theirs, which the player's replay window refuses.
-   */
-  private write(link: PlayerLink, message: Message, frame: Uint8Array): void {
-    if (!this.held.keep(link.id, message.kind, message)) link.conn.write(frame);
-  }
-
-  private toLocal(message: Message): void {
-    if (!this.held.keep(0, message.kind, message)) this.ports.localGame?.(message);
+  /** To one player; id 0 is the host's own game. False when the payload does not fit a frame (logged, not sent). */
+  sendTo<K extends KindName>(id: number, kind: K, payload: Payloads[K]): boolean {
+    return this.sender.sendTo(id, kind, payload);
   }
 
   /** Holds every message for these games (0: the host's own) but the session layer's, until `releaseHeld` (a resync). */
   hold(ids: readonly number[]): void {
-    this.held.hold(ids);
+    this.sender.hold(ids);
   }
 
   /** Sends what was held for `id`, in order (right after its ResyncLoad); `drop`: forgets it (the player left). */
   releaseHeld(id: number, drop = false): void {
-    const items = this.held.take(id);
-    if (items === undefined || drop) return;
-    const link = this.links.get(id);
-    for (const item of items) {
-      if (id === 0) this.ports.localGame?.(item);
-      else if (link) {
-        // Sealed now, in the order it was made: its counter follows the chunks and the ResyncLoad.
-        const frame = sealedFrame(this.sealer, item.kind, item.payload as never);
-        if (frame) link.conn.write(frame);
-      }
-    }
+    this.sender.releaseHeld(id, drop);
   }
 
   /** Seals a ResyncChunk payload (its JSON bytes) once with the session's one counter: the whole frame. */
   sealChunk(payload: Uint8Array): Uint8Array {
-    return this.sealer.seal(Kind.ResyncChunk, payload);
+    return this.sender.sealChunk(payload);
   }
 
-  /**
-   * Seals a ReportBundle payload (its JSON bytes, protocol/messages/chunkCodec.ts) with the session's one counter: the
-   * whole frame, written to the asker's connection directly (launcher only, never held: actors/host/report.ts).
-   */
+  /** Seals a ReportBundle payload with the session's one counter: the whole frame (actors/host/report.ts). */
   sealReportBundle(payload: Uint8Array): Uint8Array {
-    return this.sealer.seal(Kind.ReportBundle, payload);
+    return this.sender.sealReportBundle(payload);
   }
 
   /** The connection of a joined player (the save transfer writes the sealed chunks to it), if connected. */
   connectionOf(id: number): ConnectionHandle | undefined {
     return this.links.get(id)?.conn;
-  }
-
-  private hasReceiver(except: number | undefined): boolean {
-    for (const link of this.links.values()) if (link.id !== except) return true;
-    return false;
-  }
-
-  /** To one player; id 0 is the host's own game. False when the payload does not fit a frame (logged, not sent). */
-  sendTo<K extends KindName>(id: number, kind: K, payload: Payloads[K]): boolean {
-    if (id === 0) {
-      if (!this.ports.localGame) return true;
-      if (!fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
-      this.toLocal({ kind, payload } as Message);
-      return true;
-    }
-    const link = this.links.get(id);
-    if (!link) return true;
-    if (!fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
-    const message = { kind, payload } as Message;
-    if (this.held.keep(id, kind, message)) return true;
-    const frame = sealedFrame(this.sealer, kind, payload);
-    if (frame === undefined) return this.tooLarge(kind, payload);
-    link.conn.write(frame);
-    return true;
-  }
-
-  private tooLarge(kind: KindName, payload: Payloads[KindName]): false {
-    const bytes = payloadByteLength(kind, payload as never);
-    this.ports.log({ msg: 'message not sent: larger than a frame', kind, bytes, limit: LIMITS.payloadBytes });
-    return false;
   }
 
   /** A message from the host's own game (player 0): trusted like the host, routed like a player's. */
@@ -628,6 +684,7 @@ export class HostSession {
     for (const link of links) link.conn.close(reason, sealedFrame(this.sealer, 'Kicked', { reason, detail }));
     for (const actor of this.handshakes.values()) actor.stop();
     this.handshakes.clear();
+    this.returns.stop();
   }
 
   private notify(notice: HostNotice): void {

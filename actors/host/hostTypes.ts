@@ -49,7 +49,10 @@ export type HostNotice =
   | { type: 'roster'; players: { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] }
   | { type: 'chat'; from: number; name: string; text: string; level?: 'info' | 'warn' | 'error' }
   /** caps: the capabilities its Join announced (e.g. resync-source-1: its launcher can upload its save). */
-  | { type: 'joined'; id: number; name: string; caps?: readonly string[] }
+  /** returned: a player coming back that could not be caught up (its game reloads: a `player returned` round). */
+  | { type: 'joined'; id: number; name: string; caps?: readonly string[]; returned?: boolean }
+  /** A player came back and was caught up (it kept its world): it stays ready and catches up as a stalled game. */
+  | { type: 'returned'; id: number; name: string; caps?: readonly string[] }
   | { type: 'left'; id: number; name: string; away: boolean }
   | { type: 'rtt'; rtt: Record<number, number>; off: Record<number, number> }
   | { type: 'permissions'; permissions: Permissions }

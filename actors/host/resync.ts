@@ -13,6 +13,8 @@ import { sessionOf } from '../../machines/lockstep.ts';
 import { namesOf, resyncSaveName } from '../../machines/rules/resyncRound.ts';
 import { LIMITS, type Payloads } from '../../protocol/messages/index.ts';
 import { codePoints } from '../../protocol/messages/schema.ts';
+import { TAG_BYTES } from '../../protocol/crypto.ts';
+import { HEADER_BYTES } from '../../protocol/frame.ts';
 import type { ConnectionHandle } from '../connectionActor.ts';
 import type { Clock, LogFn } from '../ports.ts';
 import { guarded, stackOf, startTicker } from '../supervise.ts';
@@ -25,6 +27,15 @@ import type { InspectionObserver } from './hostTypes.ts';
 export const RESYNC_SOURCE_CAPABILITY = 'resync-source-1';
 
 /** The launcher's side of the save (adapters/saves/hostResyncFiles.ts): node's files live there, not in actors/. */
+/**
+ * The most a ResyncUpload frame carrying `dataBytes` of data counts (its length field's value, as the transport
+ * charges it): header, tag, the chunk's JSON fields and the data in base64 (protocol/messages/chunkCodec.ts), with
+ * room to spare for the digits. What the exemption gives back of one frame at most: about 350 000 bytes for 256 KiB.
+ */
+export function uploadFrameBound(dataBytes: number): number {
+  return HEADER_BYTES + TAG_BYTES + 256 + 4 * Math.ceil(dataBytes / 3);
+}
+
 export interface ResyncFiles {
   /** resync_file_ready: the SHA-256 (lower-case hex) and length of the saving game's file `name`. */
   digest(name: string): Promise<{ sha256: string; bytes: number }>;
@@ -112,6 +123,8 @@ export function attachResync(
   const status: ResyncStatus = { rounds: { verified: 0, failed: 0 }, state: 'Idle', id: 0 };
   const context = () => actor.getSnapshot().context;
   const inRound = () => actor.getSnapshot().matches('Round');
+  // A player coming back while a round runs is not caught up: the round's load replaces the world it would catch up in.
+  host.resyncRunning = inRound;
   let transfer: ResyncTransfer | undefined;
   let lastTransfer: TransferProgress | undefined;
   let byPolicy = false;
@@ -218,6 +231,12 @@ export function attachResync(
       (err: unknown) => log({ msg: `resync ${id}: the save could not be read`, level: 'error', error: String(err) }),
     );
   }
+  /**
+   * The exemption of the round's upload from the rate limits (spec "Repair source": ResyncUpload frames are not counted
+   * against the frame limits): its own cap is the save the first chunk declared (its count and SHA-256): each index
+   * once, at most `count` (<= 2048) frames, each at most uploadFrameBound(its data) bytes.
+   */
+  let exempt: { id: number; count: number; sha256: string; indices: Set<number> } | undefined;
   /** A chunk of the repair source's save: only from the round's source while its upload is awaited. */
   function upload(from: number, chunk: Payloads['ResyncUpload']): void {
     const snapshot = actor.getSnapshot();
@@ -226,10 +245,24 @@ export function attachResync(
       log({ msg: `resync ${c.id}: upload chunk ignored`, from, id: chunk.id, index: chunk.index });
       return;
     }
+    uncount(from, chunk);
     files.receive(chunk, (id) => actor.send({ type: 'source.uploaded', id }));
+  }
+  /**
+   * An upload the host asked for (checked by `upload`; its tag verified, or it would not have been opened): its frame
+   * is given back to the source's connection while it stays within the exemption's cap. Anything else still counts:
+   * a duplicate index, a chunk of another count or SHA-256 than the first, padding beyond the chunk's own size.
+   */
+  function uncount(from: number, chunk: Payloads['ResyncUpload']): void {
+    const sha256 = chunk.sha256.toLowerCase();
+    if (exempt?.id !== chunk.id) exempt = { id: chunk.id, count: chunk.count, sha256, indices: new Set() };
+    if (chunk.count !== exempt.count || sha256 !== exempt.sha256 || chunk.index >= exempt.count || exempt.indices.has(chunk.index)) return;
+    exempt.indices.add(chunk.index);
+    host.connectionOf(from)?.uncount?.(uploadFrameBound(chunk.data.length));
   }
   /** The round ended (verified or failed): the transfer stops, what was held goes out, the policy's cooldown starts. */
   function endRound(): void {
+    exempt = undefined;
     lastTransfer = transfer?.progress() ?? lastTransfer;
     transfer?.cancel();
     transfer = undefined;
@@ -240,6 +273,7 @@ export function attachResync(
   checksums.onRepairRequested((reason) => {
     if (inRound()) return;
     syncSession();
+    if (inRound()) return; // the start's round (games at different times) is the repair
     byPolicy = true;
     actor.send({ type: 'cmd.start', reason });
   });
@@ -257,8 +291,14 @@ export function attachResync(
   });
 
   const off = host.on((n) => {
-    if (n.type === 'joined') actor.send({ type: 'player.joined', id: n.id, name: n.name, capable: n.caps?.includes(RESYNC_SOURCE_CAPABILITY) === true });
-    else if (n.type === 'left') {
+    if (n.type === 'joined') {
+      const capable = n.caps?.includes(RESYNC_SOURCE_CAPABILITY) === true;
+      actor.send({ type: 'player.joined', id: n.id, name: n.name, capable, ...(n.returned === true ? { returned: true } : {}) });
+    }
+    else if (n.type === 'returned') {
+      const capable = n.caps?.includes(RESYNC_SOURCE_CAPABILITY) === true;
+      actor.send({ type: 'player.returned', id: n.id, name: n.name, capable });
+    } else if (n.type === 'left') {
       transfer?.remove(n.id);
       host.releaseHeld(n.id, true);
       actor.send({ type: 'player.left', id: n.id });
@@ -269,7 +309,10 @@ export function attachResync(
         actor.send({ type: 'recv.SaveDone', from, id, ok, ...(detail === undefined ? {} : { detail }) });
       } else if (message.kind === 'Hello') {
         // Only the Hello of this round's load counts for the round (it names the save; see `loads` above).
-        if (message.payload.save === resyncSaveName(context().id)) actor.send({ type: 'recv.Hello', from, time: message.payload.time });
+        if (message.payload.save === resyncSaveName(context().id)) {
+          actor.send({ type: 'recv.Hello', from, time: message.payload.time });
+          host.loaded(from); // a returner that could not be caught up has its world again
+        }
         else if (inRound()) log({ msg: `resync ${context().id}: a hello not of this round's load (a fresh start) from game ${from}`, save: message.payload.save });
       }
       else if (message.kind === 'SpeedRequest' && inRound()) actor.send({ type: 'recv.SpeedRequest', from, speed: message.payload.speed });
@@ -290,11 +333,27 @@ export function attachResync(
     if (!started) {
       started = true;
       speed = session.speed;
-      actor.send({ type: 'session.started', speed: session.speed });
+      const outsiders = startOutsiders();
+      actor.send({ type: 'session.started', speed: session.speed, ...(outsiders.length > 0 ? { outsiders } : {}) });
     } else if (!inRound() && session.speed !== speed) {
       speed = session.speed;
       actor.send({ type: 'session.speed', speed: session.speed });
     }
+  };
+  /**
+   * A session that started with games at different times (the lockstep's startApart): the games that stood apart and
+   * are still outsiders. Logged once with their names and times; the chart starts the round (START_ROUND_REASON).
+   */
+  const startOutsiders = (): number[] => {
+    const { startApart: apart, games } = lockstep.actor.getSnapshot().context;
+    const outsiders = (apart?.outsiders ?? []).filter((o) => games[o.id]?.ready === true && games[o.id]?.hasWorld === false);
+    if (apart === undefined || outsiders.length === 0) return [];
+    const { id, players } = context();
+    const ids = outsiders.map((o) => o.id);
+    const at = outsiders.map((o) => `${namesOf([o.id], players)} at ${o.t}${o.helloTime === undefined ? '' : ` (loaded at ${o.helloTime})`}`);
+    const msg = `resync ${id + 1}: the session started with games at different times (the host's game at ${apart.t}; ${at.join(', ')}): the round copies the host's world to ${namesOf(ids, players)}`;
+    log({ msg, outsiders: ids });
+    return ids;
   };
   const tick = () => {
     syncSession();

@@ -10,7 +10,8 @@ import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import { isSealedKind, Kind, LIMITS, type KindName, type Payloads } from '../../protocol/messages/index.ts';
 import type { ChunkKind } from '../../protocol/messages/chunkCodec.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
-import { joinProof } from '../../protocol/keys.ts';
+import { joinProof, resumeMac } from '../../protocol/keys.ts';
+import { Unacked } from './unacked.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
 import { playerHandshakeMachine } from '../../machines/playerHandshake.ts';
 import type { Permissions } from '../../machines/rules/permissions.ts';
@@ -58,8 +59,17 @@ export type PlayerNotice =
   | { type: 'rtt'; rtt: Record<string, number> }
   | { type: 'permissions'; permissions: Permissions }
   | { type: 'ended'; reason: string; detail?: string }
+  /** The connection dropped while joined (not Kicked, not Reject, not Leave): the launcher may `reconnect`. */
+  | { type: 'away'; reason: string }
+  /** A resumed Welcome: the same id; `caughtUp` false means a `player returned` round will reload our game. */
+  | { type: 'resumed'; you: number; caughtUp: boolean }
   /** Game traffic from the host (Session, PeerClock, Action, …) for the game link. */
   | { type: 'game'; message: Message };
+
+/** Kinds of the session layer itself: never kept for a resume (a Pong answers one connection's Ping). */
+const SESSION_LAYER: ReadonlySet<KindName> = new Set<KindName>(['Pong', 'Leave']);
+/** The most messages the game may send while the connection is down (kept for the resume; the oldest fall out). */
+const MAX_WHILE_AWAY = 65_536;
 
 type RosterRow = { id: number; name: string; ready: boolean; away: boolean; rtt?: number };
 
@@ -67,7 +77,22 @@ export class PlayerSession {
   private readonly options: PlayerOptions;
   private readonly ports: PlayerPorts;
   private readonly opener: Opener;
-  private readonly handshake: Actor<typeof playerHandshakeMachine>;
+  /** The handshake of the current connection (a new one for every connection: the first, and each resume). */
+  private handshake: Actor<typeof playerHandshakeMachine>;
+  private readonly handshakeMachine: ReturnType<typeof playerHandshakeMachine.provide>;
+  private readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  /** Where the session stands: joining, joined, away (the connection dropped; it may resume), resuming, ended. */
+  private phase: 'joining' | 'joined' | 'away' | 'resuming' | 'ended' = 'joining';
+  /** The host ended this session on purpose (Kicked, Reject) or we left: a close after it is no drop. */
+  private final = false;
+  /** The last Welcome's resume token and epoch (spec "Reconnect"). */
+  private resumeToken: { token: Uint8Array; epoch: number } | undefined;
+  /** The counter of the last host frame read (resume.last). */
+  private lastFromHost = 0;
+  /** What we sent that the host has not acknowledged (Ping.ack), resent after a resumed Welcome (unacked.ts). */
+  private readonly unacked = new Unacked<Message>();
+  /** What the game sent while the connection was down, sent after a resumed Welcome that catches us up. */
+  private whileAway: Message[] = [];
   private readonly listeners = new Set<(notice: PlayerNotice) => void>();
   /**
    * The session's root actor (systemId `player`): the connection's actor `conn:<id>` and the file link `link` are its
@@ -96,14 +121,16 @@ export class PlayerSession {
     const aead = ports.crypto.aesGcm(options.key);
     this.opener = new Opener(aead);
     const version = options.version ?? FEVERLINK3_VERSION;
-    const machine = playerHandshakeMachine.provide({ delays: { joinDeadline: options.joinDeadlineMs ?? JOIN_DEADLINE_MS } });
+    this.handshakeMachine = playerHandshakeMachine.provide({ delays: { joinDeadline: options.joinDeadlineMs ?? JOIN_DEADLINE_MS } });
     // Guarded: XState calls an inspection observer inside the actor's own step.
     const inspect = ports.inspect && guarded(ports.log, 'inspect', ports.inspect);
+    this.inspect = inspect;
     this.router = createSessionRouter('player', {
       clock: ports.clock,
       log: ports.log,
       ...(inspect ? { inspect } : {}),
       frame: (e) => {
+        if (e.conn !== this.conn?.id) return; // a frame of a connection we have left behind
         try {
           this.frame(e.frame);
         } catch (err) {
@@ -118,6 +145,7 @@ export class PlayerSession {
         }
       },
       closed: (e) => {
+        if (e.conn !== this.conn?.id) return; // an old connection's close (a resume replaced it)
         try {
           // The chart may have ended already (a Kicked or Reject closes the connection as it ends).
           if (this.handshake.getSnapshot().status === 'active') this.handshake.send({ type: 'conn.closed', reason: e.reason });
@@ -128,26 +156,45 @@ export class PlayerSession {
       connectionFailed: (_id, err) => this.internalError(err, 'connection'),
       failed: (err) => this.internalError(err, 'player'),
     });
-    this.handshake = createActor(machine, {
+    this.version = version;
+    this.handshake = this.createHandshake();
+  }
+
+  private readonly version: string;
+
+  /** The handshake chart of one connection; a returner's Join carries `resume` (its MAC over this Challenge's nonce). */
+  private createHandshake(): Actor<typeof playerHandshakeMachine> {
+    const { options, ports } = this;
+    const handshake = createActor(this.handshakeMachine, {
       clock: ports.clock,
-      ...(inspect ? { inspect } : {}),
+      ...(this.inspect ? { inspect: this.inspect } : {}),
       systemId: 'playerHandshake',
       input: {
         makeJoin: (nonce) => ({
           name: options.name,
-          version,
+          version: this.version,
           proof: joinProof(ports.crypto, options.key, nonce, options.name),
+          ...this.resumeOf(nonce),
           ...(options.mods ? { mods: options.mods } : {}),
           ...(options.caps ? { caps: options.caps } : {}),
         }),
       },
     });
     // Guarded: XState rethrows a listener's throw on a timer, which would end the process.
-    this.handshake.on('send.Join', guarded(ports.log, 'send Join', (e) => this.conn?.write(unsealedFrame('Join', e.payload))));
-    this.handshake.on('out.welcomed', guarded(ports.log, 'welcome', (e) => this.welcomed(e.welcome)));
-    this.handshake.on('out.ended', guarded(ports.log, 'end', (e) => this.ended(e.reason, e.detail)));
-    this.handshake.on('out.log', guarded(ports.log, 'log', ({ type: _type, ...entry }) => ports.log(entry)));
-    this.handshake.subscribe({ error: (err) => this.internalError(err, 'handshake') });
+    handshake.on('send.Join', guarded(ports.log, 'send Join', (e) => this.conn?.write(unsealedFrame('Join', e.payload))));
+    handshake.on('out.welcomed', guarded(ports.log, 'welcome', (e) => this.welcomed(e.welcome)));
+    handshake.on('out.ended', guarded(ports.log, 'end', (e) => this.ended(e.reason, e.detail)));
+    handshake.on('out.log', guarded(ports.log, 'log', ({ type: _type, ...entry }) => ports.log(entry)));
+    handshake.subscribe({ error: (err) => this.internalError(err, 'handshake') });
+    return handshake;
+  }
+
+  /** Join.resume while resuming: our id, the MAC over the token, this nonce, id, name and the last host frame read. */
+  private resumeOf(nonce: Uint8Array): { resume?: Payloads['Join']['resume'] } {
+    if (this.phase !== 'resuming' || this.resumeToken === undefined || this.you === undefined) return {};
+    const last = this.lastFromHost > 0 ? this.lastFromHost : undefined;
+    const mac = resumeMac(this.ports.crypto, this.resumeToken.token, nonce, this.you, this.options.name, last === undefined ? undefined : BigInt(last));
+    return { resume: { id: this.you, mac, ...(last === undefined ? {} : { last }) } };
   }
 
   /** A fault of ours while handling what the host sent: logged once with the stack; this connection ends. */
@@ -174,6 +221,36 @@ export class PlayerSession {
   }
 
   /**
+   * After an `away` notice: a new handshake over `conn` whose Join carries `resume` (spec "Reconnect"). Ignored (the
+   * connection closed) unless the session is away.
+   */
+  reconnect(conn: Connection): void {
+    if (this.phase !== 'away') {
+      conn.close(this.phase === 'ended' ? 'shutdown' : 'replaced');
+      return;
+    }
+    this.phase = 'resuming';
+    this.faulted = false;
+    this.conn = this.router.handle(conn);
+    this.handshake = this.createHandshake();
+    this.router.accept(conn);
+    this.handshake.start();
+  }
+
+  /** True while the session is away and may resume (between an `away` notice and a resume or the end). */
+  get resumable(): boolean {
+    return this.phase === 'away';
+  }
+
+  /** The reconnect window ran out (or the player gave up): the session ends. */
+  giveUp(reason: string): void {
+    if (this.phase === 'ended') return;
+    this.phase = 'ended';
+    this.ports.log({ msg: 'session ended', reason });
+    this.notify({ type: 'ended', reason });
+  }
+
+  /**
    * Runs a file link's adapter actor (`logic` with `input`, reporting link.line / link.notice / link.problem) as the
    * child `link` of the session's root actor; its reports go to `handlers`, each guarded. Returns the detach function.
    */
@@ -196,13 +273,16 @@ export class PlayerSession {
       }
       const { message } = decoded;
       if (message.kind === 'Challenge') this.handshake.send({ type: 'recv.Challenge', payload: message.payload });
-      else if (message.kind === 'Reject') this.handshake.send({ type: 'recv.Reject', payload: message.payload });
-      else this.drop('unsealed frame of a sealed kind', kind);
+      else if (message.kind === 'Reject') {
+        if (this.phase === 'joining' || this.phase === 'resuming') this.final = true; // the host's answer: no retry
+        this.handshake.send({ type: 'recv.Reject', payload: message.payload });
+      } else this.drop('unsealed frame of a sealed kind', kind);
       return;
     }
     if (frame.header.sender !== HOST_SENDER) return this.drop('sealed frame not from the host', kind);
     const opened = openMessage(this.opener, frame);
     if (!opened.ok) return this.drop(`frame refused: ${opened.why}`, kind);
+    this.lastFromHost = Number(frame.header.counter); // resume.last: one ordered stream, so every frame before it too
     this.message(opened.message);
   }
 
@@ -221,12 +301,14 @@ export class PlayerSession {
         this.handshake.send({ type: 'recv.Welcome', payload: message.payload });
         return;
       case 'Kicked':
+        this.final = true;
         this.handshake.send({ type: 'recv.Kicked', payload: message.payload });
         return;
     }
     if (!this.joined) return this.drop('message before Welcome', 0);
     switch (message.kind) {
       case 'Ping':
+        if (message.payload.ack !== undefined) this.unacked.acknowledge(message.payload.ack);
         this.send('Pong', { n: message.payload.n, w: this.ports.wallClock() });
         if (message.payload.off && this.you !== undefined) this.lastOffset = message.payload.off[String(this.you)];
         if (message.payload.rtt) this.updateRtt(message.payload.rtt);
@@ -298,9 +380,16 @@ export class PlayerSession {
   }
 
   private welcomed(welcome: Payloads['Welcome']): void {
-    if (this.sealer) return; // a second Welcome never replaces the sealer (the chart drops it anyway)
+    const resuming = this.phase === 'resuming';
+    if (resuming && welcome.resumed === true && welcome.you === this.you && this.sealer) return this.resumed(welcome);
+    if (this.sealer && !resuming) return; // a second Welcome never replaces the sealer (the chart drops it anyway)
+    if (resuming) return this.slotLost(welcome);
+    this.phase = 'joined';
     this.you = welcome.you;
     this.sealer = new Sealer(this.ports.crypto.aesGcm(this.options.key), welcome.you);
+    this.resumeToken = welcome.resume;
+    this.unacked.clear();
+    this.whileAway = [];
     this.conn?.markJoined();
     this.roster = new Map(welcome.players.map((p) => [p.id, { ...p, away: false }]));
     this.ports.log({ msg: 'joined', you: welcome.you, hostName: welcome.hostName, players: welcome.players.length });
@@ -309,7 +398,53 @@ export class PlayerSession {
     this.notifyRoster();
   }
 
+  /**
+   * A resume the host answered with a plain join (its window ended, or our token was not taken): a new id. Our game
+   * and its mod were opened with the old id, so this session cannot go on as that player: Leave at once (the new slot
+   * is freed) and end with `slot lost`; the player joins again as a new player.
+   */
+  private slotLost(welcome: Payloads['Welcome']): void {
+    const detail = `the host no longer held our slot (it gave us id ${welcome.you} instead of ${this.you}): join again`;
+    const leave = sealedFrame(new Sealer(this.ports.crypto.aesGcm(this.options.key), welcome.you), 'Leave', {});
+    if (leave) this.conn?.write(leave);
+    this.final = true;
+    this.phase = 'ended';
+    this.ports.log({ msg: 'session ended', reason: 'slot lost', detail, level: 'warn' });
+    this.conn?.close('slot lost');
+    this.notify({ type: 'ended', reason: 'slot lost', detail });
+  }
+
+  /**
+   * A resumed Welcome: the same id and sender (the counter goes on), a fresh token. With `catchUp` the host resends
+   * what we missed and we resend what it had not read (above catchUp) and what the game sent while away, sealed anew;
+   * without it a `player returned` round reloads our game, so nothing is resent.
+   */
+  private resumed(welcome: Payloads['Welcome']): void {
+    this.phase = 'joined';
+    if (welcome.resume) this.resumeToken = welcome.resume;
+    this.conn?.markJoined();
+    this.roster = new Map(welcome.players.map((p) => [p.id, { ...p, away: false }]));
+    const caughtUp = welcome.catchUp !== undefined;
+    const again = caughtUp ? [...this.unacked.takeAfter(welcome.catchUp!), ...this.whileAway] : [];
+    this.unacked.clear();
+    this.whileAway = [];
+    this.ports.log({ msg: 'resumed', you: this.you, epoch: welcome.resume?.epoch, caughtUp, resent: again.length, lostUnacked: this.unacked.lost });
+    this.notify({ type: 'resumed', you: this.you!, caughtUp });
+    for (const message of again) this.send(message.kind, message.payload as never);
+    this.notifyRoster();
+  }
+
   private ended(reason: string, detail?: string): void {
+    if (this.phase === 'ended') return void this.conn?.close(reason); // given up already: said once
+    // The connection dropped (not Kicked, not Reject, not our Leave): away, and the launcher may resume.
+    if (!this.final && (this.phase === 'joined' || this.phase === 'resuming')) {
+      this.phase = 'away';
+      this.conn?.close(reason);
+      this.ports.log({ msg: 'connection lost: away', reason, ...(detail ? { detail } : {}) });
+      this.notify({ type: 'away', reason });
+      return;
+    }
+    this.phase = 'ended';
     this.ports.log({ msg: 'session ended', reason, detail });
     this.conn?.close(reason);
     this.notify({ type: 'ended', reason, ...(detail ? { detail } : {}) });
@@ -322,13 +457,25 @@ export class PlayerSession {
 
   /** Sends a message sealed with our id; false before Welcome or after the end. */
   send<K extends KindName>(kind: K, payload: Payloads[K]): boolean {
-    if (!this.sealer || !this.conn || this.conn.closeReason !== undefined) return false;
+    if ((this.phase === 'away' || this.phase === 'resuming') && !SESSION_LAYER.has(kind)) {
+      // A speed asked for while away would come seconds late, after the others moved on: not kept.
+      if (kind === 'SpeedRequest') {
+        this.ports.log({ msg: 'speed request while away dropped', speed: (payload as Payloads['SpeedRequest']).speed });
+        return false;
+      }
+      // Kept for the resume (sealed then, with the counter of then); bounded: the oldest fall out.
+      if (this.whileAway.length >= MAX_WHILE_AWAY) this.whileAway.shift();
+      this.whileAway.push({ kind, payload } as Message);
+      return true;
+    }
+    if (!this.sealer || !this.conn || this.conn.closeReason !== undefined || this.phase !== 'joined') return false;
     const frame = sealedFrame(this.sealer, kind, payload);
     if (frame === undefined) {
       this.ports.log({ msg: 'message not sent: larger than a frame', kind });
       return false;
     }
     this.conn.write(frame);
+    if (!SESSION_LAYER.has(kind)) this.unacked.sent({ kind, payload } as Message, Number(this.sealer.nextCounter - 1n), frame.length, this.ports.clock.now());
     return true;
   }
 
@@ -337,7 +484,8 @@ export class PlayerSession {
    * id: a bug report's ReportPart (actors/player/reportPart.ts). False before Welcome, after the end, or over a frame.
    */
   sendEncodedChunk(kind: ChunkKind, payload: Uint8Array): boolean {
-    if (!this.sealer || !this.conn || this.conn.closeReason !== undefined) return false;
+    // Never kept for a resume (spec: ResyncUpload and ReportPart are never resent after one).
+    if (!this.sealer || !this.conn || this.conn.closeReason !== undefined || this.phase !== 'joined') return false;
     if (payload.length > LIMITS.payloadBytes) {
       this.ports.log({ msg: 'message not sent: larger than a frame', kind });
       return false;
@@ -357,6 +505,11 @@ export class PlayerSession {
 
   /** Leaves on purpose: Leave, then the connection closes. */
   leave(): void {
+    if (this.phase === 'away' || this.phase === 'resuming') {
+      this.conn?.close('left');
+      return this.giveUp('left');
+    }
+    this.final = true;
     if (this.send('Leave', {})) this.conn?.close('left');
     else this.conn?.close('left');
   }

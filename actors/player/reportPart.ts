@@ -155,7 +155,8 @@ export function attachReportPart(
 
   const off = player.on(
     guarded(log, 'report', (n) => {
-      if (n.type === 'ended') return send({ type: 'conn.closed', reason: n.reason });
+      if (n.type === 'ended' || n.type === 'away') return send({ type: 'conn.closed', reason: n.reason });
+      if (n.type === 'resumed') return send({ type: 'conn.resumed' });
       if (n.type !== 'game') return;
       const { message } = n;
       if (message.kind === 'ReportAsk') {

@@ -1,6 +1,8 @@
 // `feverlink3 demo`: a host and N−1 players as separate launcher processes on 127.0.0.1, each with a
 // simulated game and bots, all from one save; a live status while they play; at the end every game pauses
 // at one pauseAt and the worlds are compared (issue 4 item 6).
+// --drops (issue 12): each player connects through its own TCP fault proxy in this process, which cuts the player's
+// connection at seeded random moments; the launchers reconnect by themselves (adapters/launcher/reconnect.ts).
 import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { Launcher, pause, until as untilDefined } from './processes.ts';
 import { DESYNC_ENV } from '../simgame/desync.ts';
 import { askDemoReport } from './demoReport.ts';
 import { formatTable, gameStatus, hostStatus, type GameRow } from './status.ts';
+import { countReconnects, planDrops, startDropProxies, type DropProxies } from './drops.ts';
 
 /** --desync: game-ms after its first step at which the chosen game's world is changed. */
 const DESYNC_AFTER_MS = 6_000;
@@ -50,6 +53,14 @@ export interface DemoOptions {
    * the session folders are then kept, since the zip lives in the asker's.
    */
   report?: boolean;
+  /**
+   * `--drops`: each player's connection runs through a fault proxy of the demo that cuts it `drops` times per player at
+   * seeded random moments of the run (some at once, some after a random byte count: inside a frame); the launchers
+   * reconnect by themselves. The demo then waits until every drop was resumed before the final pause.
+   */
+  drops?: number;
+  /** Seed of the drops' moments and kinds (default: the world seed). */
+  dropSeed?: number;
 }
 
 export interface DemoResult {
@@ -70,6 +81,13 @@ export interface DemoResult {
   pauseAt?: number;
   /** --report: the path of the bug report's zip, measured (the file exists). */
   report?: string;
+  /** --drops: the cuts the demo made, and the drops and resumes the players' launchers printed (measured). */
+  cuts?: number;
+  drops?: number;
+  resumes?: number;
+  /** --drops: resumes the host could not catch up (a `player returned` round reloaded the game), and plain rejoins. */
+  reloads?: number;
+  rejoins?: number;
   games?: { name: string; t: number; worldHash: string; applied: number; refused: number; late: number; actions: number }[];
 }
 
@@ -90,6 +108,7 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
     ...(o.inspect === undefined ? [] : ['--inspect', String(i === 0 ? o.inspect : 0)]),
   ];
   const launchers: Launcher[] = [];
+  let proxies: DropProxies | undefined;
   const until = <T>(probe: () => T | undefined, ms: number, what: string, everyMs = 100) => untilDefined(probe, ms, what, everyMs, o.signal);
   const aborted = new Promise<never>((_, fail) => {
     if (o.signal?.aborted) fail(o.signal.reason);
@@ -110,7 +129,10 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
       }),
     ]);
     const code = codeLine.slice('join code: '.length).trim();
-    const joiner = (i: number) => new Launcher(names[i]!, ['join', code, '--name', names[i]!, '--session-dir', dirs[i]!, ...simArgs(i)], desyncEnv(i));
+    // --drops: every player gets a code naming its own proxy in front of the host.
+    if (o.drops !== undefined && o.players > 1) proxies = await startDropProxies(code, o.players, o.dropSeed ?? o.worldSeed);
+    const codeFor = (i: number) => proxies?.codeFor(i) ?? code;
+    const joiner = (i: number) => new Launcher(names[i]!, ['join', codeFor(i), '--name', names[i]!, '--session-dir', dirs[i]!, ...simArgs(i)], desyncEnv(i));
     // --hot-join: the last player joins later, into the running session.
     const atStart = o.hotJoin && o.players > 1 ? o.players - 1 : o.players;
     for (let i = 1; i < atStart; i++) launchers.push(joiner(i));
@@ -126,16 +148,31 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
 
     const rows = (): GameRow[] => {
       const h = hostStatus(dirs[0]!);
-      return dirs.map((dir, i) => ({ name: names[i]!, id: i, status: gameStatus(dir), rtt: h?.players.find((p) => p.name === names[i])?.rtt }));
+      return dirs.map((dir, i) => {
+        const row = h?.players.find((p) => p.name === names[i]);
+        return { name: names[i]!, id: i, status: gameStatus(dir), rtt: row?.rtt, ...(row?.away ? { away: true } : {}) };
+      });
     };
     const started = Date.now();
     const speeds = o.speeds.length ? o.speeds : [1];
     let speedIndex = -1;
     let hotJoined = atStart === o.players;
+    // --drops: the cuts, in time order (ms after the start, player index, kind).
+    const cuts = proxies ? planDrops({ players: o.players, seconds: o.seconds, perPlayer: o.drops ?? 0, seed: o.dropSeed ?? o.worldSeed }) : [];
+    let cutsMade = 0;
+    const launcherOf = (i: number) => launchers.find((l) => l.name === names[i]);
     while (Date.now() - started < o.seconds * 1000) {
       if (!hotJoined && Date.now() - started >= (o.seconds * 1000) / 3) {
         hotJoined = true;
         launchers.push(joiner(atStart));
+      }
+      while (cuts.length > 0 && cuts[0]!.atMs <= Date.now() - started) {
+        const cut = cuts.shift()!;
+        // A player that is not running yet (the hot joiner) or is still reconnecting from its last cut is skipped.
+        const l = launcherOf(cut.player);
+        const r = l ? countReconnects(l.lines) : undefined;
+        if (!l || !r || r.drops !== r.resumes + r.rejoins) continue;
+        if (proxies!.cut(cut) > 0) cutsMade++;
       }
       const phase = Math.min(speeds.length - 1, Math.floor(((Date.now() - started) / (o.seconds * 1000)) * speeds.length));
       if (phase !== speedIndex) {
@@ -143,7 +180,20 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
         if (phase > 0 || speeds[0] !== 1) host.type(`/speed ${speeds[phase]}`);
       }
       if (o.live) show(formatTable(rows(), hostStatus(dirs[0]!)?.session, hostStatus(dirs[0]!)?.checksums, hostStatus(dirs[0]!)?.resync));
-      await pause(1000, o.signal);
+      const nextCut = cuts[0] ? cuts[0].atMs - (Date.now() - started) : 1000;
+      await pause(Math.max(10, Math.min(1000, nextCut)), o.signal);
+    }
+    // --drops: every drop resumed and every player back (not away, ready) before the end.
+    if (proxies) {
+      await until(() => {
+        const h = hostStatus(dirs[0]!);
+        if (o.live) show(formatTable(rows(), h?.session, h?.checksums, h?.resync));
+        const back = launchers.slice(1).every((l) => {
+          const r = countReconnects(l.lines);
+          return r.drops === r.resumes + r.rejoins;
+        });
+        return back && h && h.players.length === o.players && h.players.every((p) => p.ready && !p.away) ? true : undefined;
+      }, 120_000, 'every dropped player to be back', 250);
     }
     // --desync: the run goes on until the checksum rounds found the divergence and the host asked for a repair.
     if (o.desync) {
@@ -201,7 +251,10 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
     const roster = hostStatus(dirs[0]!)?.players ?? [];
     const nameOf = (id: number) => roster.find((p) => p.id === id)?.name ?? names[id] ?? `#${id}`;
     const hashes = final.map((s) => s!.worldHash);
+    const reconnects = launchers.slice(1).map((l) => countReconnects(l.lines));
+    const sum = (k: keyof ReturnType<typeof countReconnects>) => reconnects.reduce((n, r) => n + r[k], 0);
     return {
+      ...(proxies ? { cuts: cutsMade, drops: sum('drops'), resumes: sum('resumes'), reloads: sum('reloads'), rejoins: sum('rejoins') } : {}),
       ...(report === undefined ? {} : { report }),
       players: o.players,
       actions: final.reduce((n, s) => n + s!.actions, 0),
@@ -221,6 +274,7 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
   } finally {
     await Promise.all(launchers.slice(1).map((l) => l.stop()));
     await launchers[0]?.stop();
+    await proxies?.close();
     if (!o.keep && !o.root && !o.report) rmSync(root, { recursive: true, force: true });
   }
 }

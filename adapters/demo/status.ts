@@ -28,15 +28,17 @@ function readJson<T>(path: string): T | undefined {
 export const gameStatus = (dir: string) => readJson<GameStatus>(join(dir, 'status.json'));
 export const hostStatus = (dir: string) => readJson<HostStatus>(join(dir, HOST_STATUS_FILE));
 
-export interface GameRow { name: string; id: number; status: GameStatus | undefined; rtt: number | undefined }
+/** away: the host holds this player's slot while its launcher reconnects (demo --drops). */
+export interface GameRow { name: string; id: number; status: GameStatus | undefined; rtt: number | undefined; away?: boolean }
 
 /** The live status table: one line per game. */
 export function formatTable(rows: readonly GameRow[], session: HostStatus['session'] | undefined, checksums?: ChecksumStatus, resync?: ResyncStatus): string {
   const head = `session: ${session ? (session.started ? `speed ${session.speed}${session.pauseAt === undefined ? '' : `, pauseAt ${session.pauseAt}`}, lead ${session.lead}` : 'not started') : '-'}`;
-  const lines = rows.map(({ name, status: s, rtt }) => {
+  const lines = rows.map(({ name, status: s, rtt, away }) => {
     if (!s) return `  ${name.padEnd(10)} (no status yet)`;
+    const link = away ? '  away: reconnecting' : '';
     const time = (s.t / 1000).toFixed(1).padStart(8);
-    return `  ${name.padEnd(10)} t ${time} s  speed ${s.speed}  applied ${String(s.applied).padStart(5)}  refused ${String(s.refused).padStart(4)}  late ${s.late}  rtt ${rtt === undefined ? '   -' : rtt.toFixed(1).padStart(5)} ms  margin ${s.margin === null || s.margin === undefined ? '-' : `${s.margin} game-ms`}`;
+    return `  ${name.padEnd(10)} t ${time} s  speed ${s.speed}  applied ${String(s.applied).padStart(5)}  refused ${String(s.refused).padStart(4)}  late ${s.late}  rtt ${rtt === undefined ? '   -' : rtt.toFixed(1).padStart(5)} ms  margin ${s.margin === null || s.margin === undefined ? '-' : `${s.margin} game-ms`}${link}`;
   });
   return [head, ...lines, ...(checksums ? checksumLines(checksums) : []), ...(resync ? resyncLines(resync) : [])].join('\n');
 }

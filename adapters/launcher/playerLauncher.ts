@@ -4,6 +4,10 @@
 // start is refused before connecting; a game link or game that fails after the Welcome resolves `failed`
 // (the command then leaves the session and ends with one line). A resync save is received into the game's savegame
 // folder (adapters/saves/saveReceiver.ts; the simulated game's: <session dir>/saves).
+// A dropped connection (the session's `away` notice) is reconnected by itself with backoff while the reconnect window
+// lasts (reconnect.ts, issue 12 item 4), over the join code's endpoints again; the game is told with a system notice
+// line (a Chat with a level, from the launcher) when the connection is lost, back, or given up: its barrier already
+// keeps it from running past what its peers promised, so it stands still while no promise arrives.
 import type { LogFn } from '../../actors/ports.ts';
 import type { Message } from '../../actors/wire.ts';
 import { PlayerSession } from '../../actors/player/playerSession.ts';
@@ -23,6 +27,8 @@ import { SaveReceiver } from '../saves/saveReceiver.ts';
 import { resyncSaveName } from '../../machines/rules/resyncRound.ts';
 import { GameOutlet } from './gameOutlet.ts';
 import { openLauncherTrace, startLiveInspector } from './trace.ts';
+import { gameForwarder } from './resyncCursor.ts';
+import { RECONNECT_WINDOW_MS, ReconnectLoop, type ReconnectEvent } from './reconnect.ts';
 import { gameProblem, startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
 
 export interface PlayerLaunchOptions {
@@ -34,6 +40,8 @@ export interface PlayerLaunchOptions {
   log: LogFn;
   /** `--inspect PORT`: serve the inspector's live page on 127.0.0.1:PORT (0: any free port). */
   inspect?: number;
+  /** How long a dropped connection is retried (lockstep.md reconnectSeconds; default 300 s). */
+  reconnectWindowMs?: number;
 }
 
 export interface RunningPlayer {
@@ -44,6 +52,8 @@ export interface RunningPlayer {
   failed: Promise<StartupError>;
   /** The inspector's page, with `inspect`. */
   inspectorUrl?: string;
+  /** The reconnect loop: its events for the terminal, `statusLine()` while it reconnects. */
+  reconnect: ReconnectLoop;
   stop(): Promise<void>;
 }
 
@@ -97,9 +107,12 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
   // What the host sends for the game before its link opens is kept, bounded; an overflow ends the session.
   const end = (reason: string) => fail(new StartupError(`the session ended: ${reason}`));
   const outlet = new GameOutlet({ log, end, view: () => player.clockView() });
+  let linkOpening = false;
   const offEarly = player.on((n) => {
     if (n.type === 'game' && !link) outlet.push(n.message);
-    if (n.type === 'welcomed' && o.game.kind !== 'none') {
+    // Only the first Welcome opens the link: a resume that became a plain join (a new id) keeps the game it has.
+    if (n.type === 'welcomed' && o.game.kind !== 'none' && !linkOpening) {
+      linkOpening = true;
       openLink(n.you, n.hostName).catch((error: unknown) => {
         log({ msg: 'the game did not start', level: 'error', error: String(error) });
         fail(startupError(link ? 'start the game' : `open the game link in ${o.dir}`, error));
@@ -127,14 +140,40 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
     io: playerReportIo({ dir: o.dir, clock: realClock, log }),
     ...(trace.inspect ? { inspect: trace.inspect } : {}),
   });
+  // Reconnecting by itself (reconnect.ts): each attempt over the code's endpoints in turn, as the first connection.
+  const reconnect = new ReconnectLoop({
+    player,
+    connect: () => connectAny(o.code, log),
+    clock: realClock,
+    random: Math.random,
+    log,
+    windowMs: o.reconnectWindowMs ?? RECONNECT_WINDOW_MS,
+  });
+  // The game is told (a system notice line, through the link's one forwarder, so it keeps its place among the
+  // session's lines): its barrier keeps it standing while no promise comes; the notice says why in mod.log.
+  let you: number | undefined;
+  player.on((n) => {
+    if (n.type === 'welcomed' || n.type === 'resumed') you = n.you;
+  });
+  const tellGame = (text: string, level: 'info' | 'warn' | 'error') => {
+    const message: Message = { kind: 'Chat', payload: { text: text.slice(0, 500), from: you ?? 0, name: 'FeverLink3', level } };
+    if (link) gameForwarder(link, log, () => player.clockView())(message);
+    else outlet.push(message);
+  };
+  reconnect.on((e) => {
+    const text = gameNoticeOf(e);
+    if (text) tellGame(text.text, text.level);
+  });
   player.connect(conn);
   return {
     player,
     report,
     failed,
+    reconnect,
     ...(live ? { inspectorUrl: live.url } : {}),
     stop: async () => {
       stopped = true;
+      reconnect.stop();
       await game?.stop();
       unbridge?.();
       unsource?.();
@@ -145,4 +184,21 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
       await live?.close();
     },
   };
+}
+
+/** The game's notice for a reconnect event: the drop, the return, the end (attempts are for the terminal only). */
+export function gameNoticeOf(e: ReconnectEvent): { text: string; level: 'info' | 'warn' | 'error' } | undefined {
+  switch (e.type) {
+    case 'away':
+      return { text: `connection to the host lost (${e.reason}): reconnecting; the game waits for the others' promises`, level: 'warn' };
+    case 'reconnected':
+      if (!e.resumed) return { text: `reconnected as a new player (id ${e.you}): the host will load the session's world`, level: 'warn' };
+      return e.caughtUp === false
+        ? { text: 'reconnected: the host will reload the world (player returned)', level: 'info' }
+        : { text: `reconnected after ${(e.awayMs / 1000).toFixed(1)} s: catching up`, level: 'info' };
+    case 'gaveUp':
+      return { text: 'the reconnect window ended: the session is over for this game', level: 'error' };
+    default:
+      return undefined;
+  }
 }

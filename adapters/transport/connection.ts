@@ -118,6 +118,8 @@ export class FramedConnection implements Connection {
   #closeReason: string | undefined;
   #cancelLinger: (() => void) | undefined;
   #gone = false;
+  /** The frame being delivered to the owner now, its counted length, and whether it was given back (uncount). */
+  #delivering: { length: number; uncounted: boolean } | undefined;
   /** Bytes held by cork() since the last flush (0: not corked). */
   #corkedBytes = 0;
   /** Frames smaller than this are coalesced within one tick: the socket's high-water mark (16 KiB); 0 = never. */
@@ -214,6 +216,20 @@ export class FramedConnection implements Connection {
     this.#traits.cork?.uncork();
   }
 
+  /**
+   * See the Connection port: gives back, once, the frame being delivered now (one frame token and at most `bytes` of
+   * its counted length). False when nothing was given back: called outside a delivery, a second time for the same
+   * frame, on a connection without rate limits (our client side), or after the close or a violation.
+   */
+  uncount(bytes: number): boolean {
+    const frame = this.#delivering;
+    if (frame === undefined || frame.uncounted || this.#limiter === undefined) return false;
+    if (this.#closeReason !== undefined || this.#violated || !(bytes > 0)) return false;
+    frame.uncounted = true;
+    this.#limiter.refund(Math.min(bytes, frame.length));
+    return true;
+  }
+
   markJoined(): void {
     if (this.#joined) return;
     this.#joined = true;
@@ -249,16 +265,22 @@ export class FramedConnection implements Connection {
         this.#violate('flood', { length });
         return;
       }
-      this.#deliver(frame);
+      this.#deliver(frame, length);
       if (this.#closeReason !== undefined || this.#violated) return;
     }
     if (failure !== undefined) this.#violate('malformed', failure);
   }
 
-  #deliver(frame: Frame): void {
+  #deliver(frame: Frame, length: number): void {
     const handler = this.#frameHandler;
     if (handler === undefined) return;
-    if (!this.#call('frame', () => handler(frame))) this.#closeWith('internal-error', {});
+    // The owner may give this frame back (uncount) while it handles it, synchronously, before the next one is counted.
+    this.#delivering = { length, uncounted: false };
+    try {
+      if (!this.#call('frame', () => handler(frame))) this.#closeWith('internal-error', {});
+    } finally {
+      this.#delivering = undefined;
+    }
   }
 
   #violate(reason: ViolationReason, detail: Record<string, unknown>): void {

@@ -33,6 +33,13 @@ export class TokenBucket {
     return true;
   }
 
+  /** Gives back `amount` tokens taken earlier (never above the capacity). */
+  give(amount: number): void {
+    if (!(amount > 0)) return;
+    this.#refill();
+    this.#tokens = Math.min(this.capacity, this.#tokens + amount);
+  }
+
   #refill(): void {
     const now = this.#clock.now();
     // A clock that steps back refills nothing (and the next step forward starts from here).
@@ -61,5 +68,15 @@ export class RateLimiter {
     this.#frames.take(1);
     this.#bytes.take(length);
     return true;
+  }
+
+  /**
+   * Gives back a frame `admit` charged: one frame token and `length` byte tokens, never above the buckets' capacity
+   * (a frame exempt from the limits once its owner has checked it: a repair source's ResyncUpload, see
+   * FramedConnection.uncount). The caller bounds `length` by what was charged.
+   */
+  refund(length: number): void {
+    this.#frames.give(1);
+    this.#bytes.give(length);
   }
 }

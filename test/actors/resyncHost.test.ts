@@ -36,6 +36,7 @@ function rig() {
     chat: (text: string) => chats.push(text),
     hold: (ids: number[]) => held.push(...ids),
     releaseHeld: (id: number, drop?: boolean) => (drop ? undefined : released.push(id)),
+    loaded: () => {},
     connectionOf: () => ({ id: 1 }),
     connectedIds: () => [1],
     players: () => [],

@@ -65,7 +65,7 @@ function scriptedGame(end: MemoryGameEnd, saves: string, content: string) {
 
 /** A host and players alice and bob (bob's world forked) on the memory network, in folder `name` of the temp root;
  * `bobKeepsSaves: false`: bob's launcher keeps no save (its chunks are dropped, its ResyncLoad never reaches its game). */
-async function session(name: string, o: { bobKeepsSaves: boolean; sources?: boolean; hostWorld?: string }) {
+async function session(name: string, o: { bobKeepsSaves: boolean; sources?: boolean; hostWorld?: string; bobWorld?: string }) {
   const clock = createSimulatedClock();
   const fs = new MemoryFs();
   const logs: LogEntry[] = [];
@@ -109,7 +109,7 @@ async function session(name: string, o: { bobKeepsSaves: boolean; sources?: bool
     return { player, link, stop, receiver, dir, game: scriptedGame(openMemoryGameEnd(fs, dir), saves, content) };
   }
   const alice = await player('alice', 1, 'the host’s world', true);
-  const bob = await player('bob', 2, 'a world that forked', o.bobKeepsSaves);
+  const bob = await player('bob', 2, o.bobWorld ?? 'a world that forked', o.bobKeepsSaves);
   await run(() => host.players().length === 3 && host.players().every((p) => p.ready), 'every game to say hello');
   lockstep.start();
   await run(() => host.sessionPayload().started, 'the session to start');
@@ -198,4 +198,24 @@ describe('a resync round over the in-memory network', () => {
     expect(s.logs.some((l) => l.msg === 'resync 1: save uploaded to the host')).toBe(true);
     await s.close();
   }, 60_000);
+
+  it('a returner past its outbox is resumed without catchUp and reloaded in a `player returned` round', async () => {
+    const s = await session('returned', { bobKeepsSaves: true, bobWorld: 'the host’s world' });
+    const bobId = s.bob.player.you!;
+    s.host.connectionOf(bobId)!.close('reset');
+    await s.run(() => s.bob.player.resumable, 'bob away');
+    // Away longer than the outbox keeps what it missed (60 s).
+    await advanceBy(s.clock, s.net, 61_000);
+    const pending = s.net.connect('10.0.0.1:7000', { localAddress: '10.0.1.2' });
+    const conn = await s.run(() => settledValue(pending), 'bob to connect again');
+    s.bob.player.reconnect(conn);
+    await s.run(() => s.logs.some((e) => e.msg === 'player resumed' && e.id === bobId), 'bob resumed');
+    expect(s.logs.find((e) => e.msg === 'player resumed' && e.id === bobId)).toMatchObject({ catchUp: false });
+    await s.roundEnded();
+    expect(s.resync.status().rounds.verified).toBe(1);
+    expect(s.logs.some((e) => typeof e.msg === 'string' && e.msg.includes('player returned'))).toBe(true);
+    expect(s.bob.game.loads).toBe(1);
+    expect(s.host.catchUpOf(bobId)).toBeUndefined(); // its catch-up ended: reloaded
+    await s.close();
+  });
 });

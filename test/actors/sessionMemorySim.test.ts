@@ -110,13 +110,14 @@ describe('sessions on one simulated clock over the memory network', () => {
     expect(w.clock.now() - sent).toBe(40);
   });
 
-  it('a cut link: the host holds the player’s slot (away, reason reset), the player ends with reset', async () => {
+  it('a cut link: the host holds the player’s slot (away, reason reset), the player goes away with reset', async () => {
     const w = world({}, { reconnectWindowMs: 30_000 });
     const alice = await w.join('alice', '10.0.1.1');
     const bob = await w.join('bob', '10.0.1.2');
     const conn = w.net.links().find((l) => l.client.localAddress === '10.0.1.1')!;
     conn.cut();
-    expect(alice.ended()).toMatchObject({ reason: 'reset' });
+    expect(alice.notices.find((n) => n.type === 'away')).toMatchObject({ reason: 'reset' });
+    expect(alice.player.resumable).toBe(true);
     await w.run(() => bob.player.players().find((p) => p.id === 1)?.away, 'alice away at bob');
     expect(w.hostLogs.find((l) => l.msg === 'player away' && l.id === 1)).toMatchObject({ reason: 'reset' });
     const start = w.clock.now();
@@ -136,7 +137,7 @@ describe('sessions on one simulated clock over the memory network', () => {
     expect(w.clock.now() - start).toBeGreaterThanOrEqual(4000);
     expect(w.clock.now() - start).toBeLessThanOrEqual(7000);
     link.set({ held: false });
-    await w.run(() => alice.ended(), 'alice to learn it');
+    await w.run(() => alice.notices.find((n) => n.type === 'away'), 'alice to learn it');
     expect(w.host.players().find((p) => p.id === 1)).toMatchObject({ away: true });
   });
 

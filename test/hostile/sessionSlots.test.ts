@@ -70,7 +70,7 @@ describe('player slots over TCP', () => {
 
   it('takes every transition of the slot chart through real connections', async () => {
     const all = edges(toDirectedGraph(playerSlotMachine));
-    expect(all).toHaveLength(7);
+    expect(all).toHaveLength(8);
     const seen = new Set<string>();
     const watch = (id: number) => {
       const slot = h.host.slotOf(id);
@@ -101,10 +101,18 @@ describe('player slots over TCP', () => {
     // The connection drops: held (and stays held until the shutdown).
     const dropper = await openRaw(h);
     raws.push(dropper.raw);
-    await dropper.raw.join('dropper');
+    const dropperWelcome = await dropper.raw.join('dropper');
     watch(dropper.raw.you!);
     dropper.raw.destroy();
     await waitFor(() => h.host.slotOf(dropper.raw.you!)?.getSnapshot().value === 'Away', 5000, 'the dropper away');
+    // It comes back with its token (Away → Connected), then drops again (held until the shutdown).
+    const back = await openRaw(h);
+    raws.push(back.raw);
+    const resumed = await back.raw.join('dropper', { resume: { id: dropper.raw.you!, token: dropperWelcome.resume!.token } });
+    expect(resumed).toMatchObject({ you: dropper.raw.you, resumed: true, resume: { epoch: 1 } });
+    expect(h.host.slotOf(dropper.raw.you!)?.getSnapshot().value).toBe('Connected');
+    back.raw.destroy();
+    await waitFor(() => h.host.slotOf(dropper.raw.you!)?.getSnapshot().value === 'Away', 5000, 'the dropper away again');
     // Leave: released at once.
     const leaver = await openRaw(h);
     raws.push(leaver.raw);

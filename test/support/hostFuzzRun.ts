@@ -226,10 +226,17 @@ export async function runLife(
         const counts = `${me.tag} got ${acts.length} of ${wantActs.length} of ${other.tag}'s`;
         find('an honest action was lost or reordered', counts);
       }
-      const spoofed = [...chatsOf(me.peer), ...actionsOf(me.peer)].filter(
-        (m) => m.from === me.peer.you && !(m as Payloads['Action']).pause,
-      );
+      const spoofed = chatsOf(me.peer).filter((m) => m.from === me.peer.you);
       if (spoofed.length > 0) find('a relayed message claims its receiver as sender', `${me.tag}: ${short(spoofed)}`);
+      // the host relays every Action to its origin too (the origin applies its own action only with that copy):
+      // what comes back from me is exactly my own honest actions, in order
+      const mine = actionsOf(me.peer)
+        .filter((x) => x.from === me.peer.you && !x.pause)
+        .map((x) => (x.body as { n?: number }).n);
+      const wantMine = me.actions.filter((n) => n <= me.n);
+      if (JSON.stringify(mine) !== JSON.stringify(wantMine)) {
+        find('the copies of an origin’s own actions are not its actions in order', `${me.tag} got back ${short(mine)}`);
+      }
       const fromOther = chatsOf(me.peer).filter((c) => c.from === other.peer.you && !want.includes(c.text));
       if (fromOther.length > 0) find('a chat claims an honest sender it is not from', `${me.tag}: ${short(fromOther)}`);
       for (const x of hostiles) {

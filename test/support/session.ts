@@ -10,7 +10,7 @@ import { realClock } from '../../adapters/clock.ts';
 import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
 import { connectTcp, listenTcp } from '../../adapters/transport/tcp.ts';
 import { FrameDecoder, type Frame } from '../../protocol/frame.ts';
-import { joinProof } from '../../protocol/keys.ts';
+import { joinProof, resumeMac } from '../../protocol/keys.ts';
 import type { KindName, Payloads } from '../../protocol/messages/index.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
 
@@ -154,12 +154,19 @@ export class RawClient {
   }
 
   /** Waits for the Challenge, answers with a Join (proof under KEY unless told otherwise), waits for Welcome. */
-  async join(name: string, options: { key?: Uint8Array; version?: string } = {}): Promise<Payloads['Welcome']> {
+  async join(
+    name: string,
+    options: { key?: Uint8Array; version?: string; resume?: { id: number; token: Uint8Array; last?: number } } = {},
+  ): Promise<Payloads['Welcome']> {
     const challenge = await waitFor(() => this.frames.find((f) => f.header.kind === 1), 3000, 'challenge');
     const decoded = decodeMessage(1, challenge.body);
     if (!decoded.ok || decoded.message.kind !== 'Challenge') throw new Error('bad challenge');
-    const proof = joinProof(nodeCrypto, options.key ?? KEY, decoded.message.payload.nonce, name);
-    this.joinBytes = unsealedFrame('Join', { name, version: options.version ?? '0.1', proof });
+    const nonce = decoded.message.payload.nonce;
+    const proof = joinProof(nodeCrypto, options.key ?? KEY, nonce, name);
+    const back = options.resume;
+    const last = back?.last === undefined ? undefined : BigInt(back.last);
+    const resume = back && { id: back.id, mac: resumeMac(nodeCrypto, back.token, nonce, back.id, name, last), ...(back.last === undefined ? {} : { last: back.last }) };
+    this.joinBytes = unsealedFrame('Join', { name, version: options.version ?? '0.1', proof, ...(resume ? { resume } : {}) });
     this.write(this.joinBytes);
     const welcome = await waitFor(() => this.messages().find((m) => m.kind === 'Welcome') ?? (this.closed ? 'closed' : undefined), 3000, 'welcome');
     if (welcome === 'closed') throw new Error('closed before Welcome');

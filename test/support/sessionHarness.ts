@@ -11,7 +11,7 @@ import type { Connection, TransportLimits } from '../../actors/ports.ts';
 import { decodeMessage, openMessage, sealedFrame, unsealedFrame, type Message } from '../../actors/wire.ts';
 import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
 import { FrameDecoder, type Frame } from '../../protocol/frame.ts';
-import { joinProof } from '../../protocol/keys.ts';
+import { joinProof, resumeMac } from '../../protocol/keys.ts';
 import { Kind, type KindName, type Payloads } from '../../protocol/messages/index.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
 import { closeReasons, handlerFailures } from './hostile.ts';
@@ -67,10 +67,19 @@ export class ProtocolPeer {
   }
 
   /** Waits for the Challenge, answers with a Join (proof under KEY unless told otherwise), waits for Welcome. */
-  async join(name: string, options: { key?: Uint8Array; version?: string } = {}): Promise<Payloads['Welcome']> {
+  async join(
+    name: string,
+    options: { key?: Uint8Array; version?: string; resume?: { id: number; token: Uint8Array; last?: number } } = {},
+  ): Promise<Payloads['Welcome']> {
     const challenge = await challengeOf(this, this.#wait);
     const proof = joinProof(nodeCrypto, options.key ?? KEY, challenge.nonce, name);
-    this.joinBytes = unsealedFrame('Join', { name, version: options.version ?? '0.1', proof });
+    const back = options.resume;
+    const resume = back && {
+      id: back.id,
+      mac: resumeMac(nodeCrypto, back.token, challenge.nonce, back.id, name, back.last === undefined ? undefined : BigInt(back.last)),
+      ...(back.last === undefined ? {} : { last: back.last }),
+    };
+    this.joinBytes = unsealedFrame('Join', { name, version: options.version ?? '0.1', proof, ...(resume ? { resume } : {}) });
     this.write(this.joinBytes);
     const welcome = await this.#wait(
       () => this.messages().find((m) => m.kind === 'Welcome') ?? (this.closed ? 'closed' : undefined),

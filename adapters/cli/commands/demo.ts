@@ -1,10 +1,16 @@
 // `feverlink3 demo [--players N] [--seconds S] [--json] [--bot-rate N] [--speeds 1,4,2] [--throttle I:F]
-// [--keep] [--desync]`: a local session of simulated games in lockstep (the README's main job). --json prints one line:
+// [--keep] [--desync] [--hot-join] [--drops] [--report]`: a local session of simulated games in lockstep (the README's
+// main job). --json prints one line:
 // {"players":N,"actions":A,"late":L,"differences":[{n,part,games}…],"repairRequests":[{reason}…],"resyncs":R,
 // "resyncsFailed":F,"worldsEqual":…,"worldHash":"…"}. --desync injects one divergence into one game and runs until the
-// resync round the host's repair request started ended.
+// resync round the host's repair request started ended. --drops cuts each player's connection DEMO_DROPS_PER_PLAYER
+// times at seeded random moments (through a fault proxy of the demo); the launchers reconnect by themselves, and the
+// line adds "cuts", "drops", "resumes", "reloads" and "rejoins" (measured from the launchers' output).
 // SIGINT / SIGTERM stop it early (its launchers and their games end with it, status 1); a hang-up does not.
 import { runDemo, type DemoOptions } from '../../demo/runDemo.ts';
+
+/** --drops: cuts of each player's connection over the run. */
+export const DEMO_DROPS_PER_PLAYER = 3;
 import { decimalNumber, parseCommandLine, usageText, wholeNumber, type CommandSpec } from '../args.ts';
 import { UsageError } from '../failure.ts';
 import { writeErr, writeOut } from '../stdio.ts';
@@ -12,7 +18,7 @@ import { keepRunningOnHangup } from '../supervise.ts';
 
 export const spec = {
   name: 'demo',
-  synopsis: ['demo [--players N] [--seconds S] [--json] [--bot-rate PER_MIN] [--speeds 1,4,2] [--throttle PLAYER:FACTOR] [--desync] [--hot-join] [--report]'],
+  synopsis: ['demo [--players N] [--seconds S] [--json] [--bot-rate PER_MIN] [--speeds 1,4,2] [--throttle PLAYER:FACTOR] [--desync] [--hot-join] [--drops] [--report]'],
   about: 'a local session: a host and players as separate launchers on 127.0.0.1, each with a simulated game and bots',
   options: {
     players: { type: 'string', arg: 'N', help: 'games, the host included, 1 to 8', default: '3' },
@@ -25,6 +31,7 @@ export const spec = {
     keep: { type: 'boolean', help: 'keep the session folders afterwards' },
     desync: { type: 'boolean', help: 'inject one divergence into one game; run until the automatic repair (a resync round) ended' },
     'hot-join': { type: 'boolean', help: 'the last player joins the running session; run until the round that loads its world ended' },
+    drops: { type: 'boolean', help: "cut each player's connection 3 times at random moments (seeded by --seed); the launchers reconnect by themselves" },
     report: { type: 'boolean', help: 'at the end a player asks for a bug report; its zip\'s path is printed (folders kept)' },
     dir: { type: 'string', arg: 'DIR', help: 'put the session folders here (kept)' },
     inspect: { type: 'string', arg: 'PORT', help: "serve the host's inspector page on 127.0.0.1:PORT (0: any free port); each player's on a free port" },
@@ -48,6 +55,7 @@ export async function run(args: readonly string[]): Promise<number> {
     throw new UsageError(`--speeds: expected a list of 1, 2, 4, got ${JSON.stringify(values.speeds)}`);
   }
   const worldSeed = wholeNumber('--seed', values.seed, 0, 2 ** 31 - 1);
+  if (values.drops && players < 2) throw new UsageError('--drops: needs at least 2 players (the host is never cut)');
   let throttle: DemoOptions['throttle'];
   if (values.throttle !== undefined) {
     const m = /^(\d+):(\d+(?:\.\d+)?)$/.exec(values.throttle);
@@ -75,6 +83,7 @@ export async function run(args: readonly string[]): Promise<number> {
     signal: stop.signal,
     ...(values.desync ? { desync: true } : {}),
     ...(values['hot-join'] ? { hotJoin: true } : {}),
+    ...(values.drops ? { drops: DEMO_DROPS_PER_PLAYER } : {}),
     ...(values.report ? { report: true } : {}),
     ...(throttle ? { throttle } : {}),
     ...(values.dir ? { root: values.dir } : {}),
@@ -92,11 +101,19 @@ export async function run(args: readonly string[]): Promise<number> {
         `\nworldsEqual: ${result.worldsEqual}, late: ${result.late} — ${result.players} games stopped at pauseAt ` +
           `${result.pauseAt} after ${result.actions} actions; world ${result.worldHash}\n`,
       );
+      if (result.drops !== undefined) {
+        writeOut(`drops: ${result.drops} (cuts ${result.cuts}), resumes: ${result.resumes} (${result.reloads} reloaded), rejoins: ${result.rejoins}, resyncs: ${result.resyncs}\n`);
+      }
     }
     // --desync succeeds when the divergence was found, a repair asked for and made (a verified resync round, equal
     // worlds); --hot-join when the joiner's world was loaded by a verified round and the worlds are equal.
     if (values.desync && !(result.differences.length > 0 && result.repairRequests.length > 0)) return 1;
     if (values.desync || values['hot-join']) return result.worldsEqual && result.resyncs > 0 ? 0 : 1;
+    // --drops: every drop came back as a resume (the same id), with no reload, no late action and equal worlds.
+    if (values.drops) {
+      const resumedAll = (result.drops ?? 0) > 0 && result.resumes === result.drops && result.rejoins === 0;
+      return result.worldsEqual && result.late === 0 && result.resyncs === 0 && resumedAll ? 0 : 1;
+    }
     return result.worldsEqual && result.late === 0 ? 0 : 1;
   } catch (error) {
     writeErr(`feverlink3 demo: ${(error as Error).message}\n`);

@@ -1,6 +1,9 @@
 // `feverlink3 join CODE --name NAME [--password PW] [--session-dir DIR] [--game sim|none | --game-dir PATH]
 // [--save FILE] [--bots N] [--bot-rate N] [--throttle F] [--verbose]`: joins a session, runs the player's
-// game on the file link, shows the roster, chat and RTTs, and reads chat lines from stdin (/quit leaves).
+// game on the file link, shows the roster, chat and RTTs, and reads chat lines from stdin (/quit leaves). A dropped
+// connection is reconnected by itself (adapters/launcher/reconnect.ts): `connection lost (…): reconnecting …`, one
+// `reconnecting: attempt N, …` line per attempt, then `reconnected after S s and N attempts (resumed, caught up)` or
+// `reconnect gave up …`.
 import { decodeJoinCode } from '../../../protocol/joinCode.ts';
 import { gameChoice } from '../../launcher/gameProcess.ts';
 import { addressText } from '../../launcher/hostLauncher.ts';
@@ -76,14 +79,31 @@ export async function run(args: readonly string[]): Promise<number> {
       else if (n.type === 'ended') resolve(n);
     });
   });
+  // Reconnecting by itself after a drop (adapters/launcher/reconnect.ts): one line per step on the terminal.
+  running.reconnect.on((e) => {
+    if (e.type === 'away') say(`connection lost (${e.reason}): reconnecting for up to ${Math.round(e.windowMs / 1000)} s`);
+    else if (e.type === 'attempt') say(running.reconnect.statusLine() ?? `reconnecting: attempt ${e.attempt}`);
+    else if (e.type === 'failed') say(`reconnect attempt ${e.attempt} failed: ${e.reason}`);
+    else if (e.type === 'reconnected') {
+      const how = e.resumed ? (e.caughtUp === false ? 'resumed, the world is reloaded' : 'resumed, caught up') : `a new player, id ${e.you}`;
+      say(`reconnected after ${(e.awayMs / 1000).toFixed(1)} s and ${e.attempts} attempt${e.attempts === 1 ? '' : 's'} (${how})`);
+    } else if (e.type === 'gaveUp') say(`reconnect gave up after ${e.attempts} attempts: the reconnect window ended`);
+  });
   running.report.on((n) => {
     if (n.type === 'received') say(`bug report: ${n.path}`);
     else if (n.type === 'busy') say(`bug report busy: report ${n.report} asked by ${n.byName} is being made`);
     else say(`bug report failed: ${n.why}`);
   });
   const stopReading = readLines((line) => {
-    if (line === '/quit') player.leave();
-    else if (line === '/players') say(`players: ${formatRoster(player.players())}`);
+    if (line === '/quit') {
+      if (player.resumable) player.giveUp('left');
+      else player.leave();
+    }
+    else if (line === '/players') {
+      say(`players: ${formatRoster(player.players())}`);
+      const reconnecting = running.reconnect.statusLine();
+      if (reconnecting) say(reconnecting);
+    }
     else if (line === '/report' || line.startsWith('/report ')) {
       const note = line.slice('/report'.length).trim();
       say(running.report.request(note || undefined) ? 'bug report asked' : 'not in the session yet');
@@ -95,7 +115,10 @@ export async function run(args: readonly string[]): Promise<number> {
     stopped.then(() => ({ reason: 'left' as const })),
     running.failed.then((failure) => ({ reason: 'failed' as const, failure })),
   ]);
-  if ((outcome.reason === 'left' || outcome.reason === 'failed') && player.joined) player.leave();
+  running.reconnect.stop();
+  // Going while the connection is down ends the held session here (the host releases the slot when its window ends).
+  if ((outcome.reason === 'left' || outcome.reason === 'failed') && player.resumable) player.giveUp(outcome.reason);
+  else if ((outcome.reason === 'left' || outcome.reason === 'failed') && player.joined) player.leave();
   if ('failure' in outcome) {
     await running.stop();
     stopReading();

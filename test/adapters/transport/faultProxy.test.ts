@@ -5,7 +5,8 @@ import { connect } from 'node:net';
 import type { Connection } from '../../../actors/ports.ts';
 import { connectTcp } from '../../../adapters/transport/tcp.ts';
 import { decodeWireFrame, type Frame } from '../../../protocol/frame.ts';
-import { seededRandom, startFaultProxy, type Toxic } from '../../support/faultProxy.ts';
+import { startFaultProxy, type Toxic } from '../../../adapters/transport/faultProxy.ts';
+import { seededRandom } from '../../support/random.ts';
 import { startHost, waitFor } from './support.ts';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -183,5 +184,33 @@ describe('fault proxy toxics', () => {
     u.proxy.resetAll();
     await waitFor(() => u.closed, 'reset all');
     expect(u.error).toBe('ECONNRESET');
+  });
+
+  it('cutAll resets every current connection; a new one passes again', async () => {
+    const t = await echoThrough({});
+    t.socket.write('x');
+    await waitFor(() => t.bytes().length === 1, 'echo');
+    expect(t.proxy.cutAll()).toBe(1);
+    await waitFor(() => t.closed, 'cut');
+    expect(t.error).toBe('ECONNRESET');
+    expect(t.proxy.opened).toBe(1);
+    const again = connect({ host: t.proxy.host, port: t.proxy.port });
+    cleanups.push(() => void again.destroy());
+    const got: Buffer[] = [];
+    again.on('data', (b: Buffer) => got.push(b));
+    again.write('yz');
+    await waitFor(() => Buffer.concat(got).toString() === 'yz', 'echo after the cut');
+    expect(t.proxy.opened).toBe(2);
+  });
+
+  it('cutAfter passes that many more bytes of a live connection (a cut inside a frame), then closes it', async () => {
+    const t = await echoThrough({});
+    t.socket.write('abc');
+    await waitFor(() => t.bytes().length === 3, 'echo');
+    expect(t.proxy.cutAfter(5, 'upstream')).toBe(1);
+    t.socket.write('0123456789');
+    await waitFor(() => t.closed, 'cut');
+    expect(t.bytes().toString()).toBe('abc01234');
+    await waitFor(() => t.proxy.connections === 0, 'the pair closed');
   });
 });

@@ -1,0 +1,213 @@
+// Everything the host sends, on one path: sealed as sender 0 with ONE counter for the whole session (no nonce is ever
+// used twice), held for a resync participant while the save travels (heldMessages.ts), and kept in each player's
+// outbox for a return (outbox.ts; lockstep.md "Catching up"): a message for a player who is away is kept there too,
+// so a returner is given exactly what it missed. HostSession owns the links; this owns the sealer's use.
+import { Kind, LIMITS, fitsFrame, payloadByteLength, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import type { Sealer } from '../../protocol/seal.ts';
+import type { Clock, LogFn } from '../ports.ts';
+import { sealedFrame, type Message } from '../wire.ts';
+import { HeldMessages } from './heldMessages.ts';
+import { Outbox } from './outbox.ts';
+import type { PlayerLink } from './playerLink.ts';
+
+/** Kinds never kept for a return: the session layer's own (a returner gets a fresh Welcome and fresh pings). */
+const NOT_KEPT: ReadonlySet<KindName> = new Set<KindName>(['Welcome', 'Ping', 'Kicked']);
+
+export interface HostSenderDeps {
+  sealer: Sealer;
+  /** The joined players' links by id (HostSession's map, read live). */
+  links: ReadonlyMap<number, PlayerLink>;
+  localGame?: ((message: Message) => void) | undefined;
+  clock: Clock;
+  log: LogFn;
+  /** Outbox bounds (tests shrink them). */
+  outboxAgeMs?: number;
+  outboxBytes?: number;
+}
+
+export class HostSender {
+  private readonly held = new HeldMessages<Message>();
+  /** One per player holding a slot (connected or away). */
+  private readonly outboxes = new Map<number, Outbox<Message>>();
+
+  private readonly deps: HostSenderDeps;
+
+  constructor(deps: HostSenderDeps) {
+    this.deps = deps;
+  }
+
+  // ---- outboxes ----------------------------------------------------------------------------------
+
+  /** A player took a slot: its outbox starts. */
+  openOutbox(id: number): void {
+    if (!this.outboxes.has(id)) this.outboxes.set(id, new Outbox(this.deps.outboxAgeMs, this.deps.outboxBytes));
+  }
+
+  /** The slot was released: nothing more is kept for it. */
+  closeOutbox(id: number): void {
+    this.outboxes.delete(id);
+  }
+
+  outboxOf(id: number): Outbox<Message> | undefined {
+    return this.outboxes.get(id);
+  }
+
+  /** The counter of the last frame sealed (what a Ping just sent was sealed with). */
+  get lastCounter(): number {
+    return Number(this.deps.sealer.nextCounter - 1n);
+  }
+
+  // ---- sending -----------------------------------------------------------------------------------
+
+  /**
+   * Seals once and writes the same frame to every joined player but `except`, the host's own game first; kept for
+   * every away player. A payload that does not fit a frame, measured as it will be sealed, goes to nobody, the host's
+   * game included (logged); false then. Callers that relay a peer's message check the size before they commit to it
+   * (machines/rules/relaySize.ts); this is the last line, so no receiver ever gets a frame it refuses.
+   */
+  broadcast<K extends KindName>(kind: K, payload: Payloads[K], except?: number): boolean {
+    const local = except !== 0 ? this.deps.localGame : undefined;
+    const message = { kind, payload } as Message;
+    // Sealed once if anyone is connected; without a receiver nothing is sealed (no counter used).
+    let frame: Uint8Array | undefined;
+    if (this.hasReceiver(except)) {
+      frame = sealedFrame(this.deps.sealer, kind, payload);
+      if (frame === undefined) return this.tooLarge(kind, payload);
+    } else if ((local || this.outboxes.size > 0) && !fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
+    if (local) this.toLocal(message);
+    const counter = frame && this.lastCounter;
+    if (frame) for (const link of this.deps.links.values()) if (link.id !== except) this.write(link, message, frame, counter!);
+    this.keepForAway(message, except, frame?.length);
+    return true;
+  }
+
+  /** To one player; id 0 is the host's own game. False when the payload does not fit a frame (logged, not sent). */
+  sendTo<K extends KindName>(id: number, kind: K, payload: Payloads[K]): boolean {
+    if (id === 0) {
+      if (!this.deps.localGame) return true;
+      if (!fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
+      this.toLocal({ kind, payload } as Message);
+      return true;
+    }
+    if (!fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
+    const message = { kind, payload } as Message;
+    const link = this.deps.links.get(id);
+    if (!link) {
+      if (!NOT_KEPT.has(kind)) this.outboxes.get(id)?.missed(message, payloadByteLength(kind, payload as never), this.deps.clock.now());
+      return true;
+    }
+    if (this.held.keep(id, kind, message)) return true;
+    const frame = sealedFrame(this.deps.sealer, kind, payload);
+    if (frame === undefined) return this.tooLarge(kind, payload);
+    link.conn.write(frame);
+    this.kept(id, message, this.lastCounter, frame.length);
+    return true;
+  }
+
+  /**
+   * Resends what a returner missed, in order, each sealed anew (fresh counters: never the old frames) and kept again
+   * in its outbox. Returns how many went out.
+   */
+  resend(id: number, messages: readonly Message[]): number {
+    const link = this.deps.links.get(id);
+    if (!link) return 0;
+    let sent = 0;
+    for (const message of messages) {
+      const frame = sealedFrame(this.deps.sealer, message.kind, message.payload as never);
+      if (frame === undefined) continue; // it fitted when it was made; the same payload fits now
+      link.conn.write(frame);
+      this.kept(id, message, this.lastCounter, frame.length);
+      sent++;
+    }
+    return sent;
+  }
+
+  /** Holds every message for these games (0: the host's own) but the session layer's, until `releaseHeld` (a resync). */
+  hold(ids: readonly number[]): void {
+    this.held.hold(ids);
+  }
+
+  /** Sends what was held for `id`, in order (right after its ResyncLoad); `drop`: forgets it (the player left). */
+  releaseHeld(id: number, drop = false): void {
+    const items = this.held.take(id);
+    if (items === undefined || drop) return;
+    const link = this.deps.links.get(id);
+    for (const item of items) {
+      if (id === 0) this.deps.localGame?.(item);
+      else if (link) {
+        // Sealed now, in the order it was made: its counter follows the chunks and the ResyncLoad.
+        const frame = sealedFrame(this.deps.sealer, item.kind, item.payload as never);
+        if (frame) {
+          link.conn.write(frame);
+          this.kept(id, item, this.lastCounter, frame.length);
+        }
+      }
+    }
+  }
+
+  /**
+   * Seals a ResyncChunk payload (its JSON bytes) once with the session's one counter: the whole frame. Chunks are
+   * never kept for a return: every outbox notes a gap here (a returner whose last read frame is before it reloads).
+   */
+  sealChunk(payload: Uint8Array): Uint8Array {
+    const frame = this.deps.sealer.seal(Kind.ResyncChunk, payload);
+    const now = this.deps.clock.now();
+    for (const [id, outbox] of this.outboxes) outbox.gap(this.deps.links.has(id) ? this.lastCounter : undefined, now);
+    return frame;
+  }
+
+  /**
+   * Seals a ReportBundle payload (its JSON bytes, protocol/messages/chunkCodec.ts) with the session's one counter: the
+   * whole frame, written to the asker's connection directly (launcher only, never held or kept: actors/host/report.ts).
+   */
+  sealReportBundle(payload: Uint8Array): Uint8Array {
+    return this.deps.sealer.seal(Kind.ReportBundle, payload);
+  }
+
+  /** A frame sealed outside the ordered path (the final Kicked). */
+  seal<K extends KindName>(kind: K, payload: Payloads[K]): Uint8Array | undefined {
+    return sealedFrame(this.deps.sealer, kind, payload);
+  }
+
+  /**
+   * A held participant keeps the message, not the frame: it is sealed when released. A frame sealed now and sent
+   * after the save's chunks would carry a counter more than 64 below theirs, which the player's replay window refuses.
+   */
+  private write(link: PlayerLink, message: Message, frame: Uint8Array, counter: number): void {
+    if (this.held.keep(link.id, message.kind, message)) return;
+    link.conn.write(frame);
+    this.kept(link.id, message, counter, frame.length);
+  }
+
+  private kept(id: number, message: Message, counter: number, bytes: number): void {
+    if (NOT_KEPT.has(message.kind)) return;
+    this.outboxes.get(id)?.sent(message, counter, bytes, this.deps.clock.now());
+  }
+
+  /** Every player away (an outbox but no link) keeps what the connected ones were sent. */
+  private keepForAway(message: Message, except: number | undefined, frameBytes: number | undefined): void {
+    if (this.outboxes.size === this.deps.links.size || NOT_KEPT.has(message.kind)) return;
+    let bytes = frameBytes;
+    const now = this.deps.clock.now();
+    for (const [id, outbox] of this.outboxes) {
+      if (id === except || this.deps.links.has(id)) continue;
+      bytes ??= payloadByteLength(message.kind, message.payload as never);
+      outbox.missed(message, bytes, now);
+    }
+  }
+
+  private toLocal(message: Message): void {
+    if (!this.held.keep(0, message.kind, message)) this.deps.localGame?.(message);
+  }
+
+  private hasReceiver(except: number | undefined): boolean {
+    for (const link of this.deps.links.values()) if (link.id !== except) return true;
+    return false;
+  }
+
+  private tooLarge(kind: KindName, payload: Payloads[KindName]): false {
+    const bytes = payloadByteLength(kind, payload as never);
+    this.deps.log({ msg: 'message not sent: larger than a frame', kind, bytes, limit: LIMITS.payloadBytes });
+    return false;
+  }
+}
