@@ -10,9 +10,9 @@ export const CI_SIM = {
     lengthScale: 0.25,
     playerCounts: [2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 6, 8],
     freezeChance: 0.15,
-    // every workload but an outsider's own actions (a known fork, docs/SIMULATOR.md "Known forks"): players still
-    // join the started session, as outsiders that do not click, and every start waits for every player's Hello
-    workloads: { outsidersAct: false, startEarly: false },
+    // every workload, outsiders that click and starts without every Hello included (the fork they made is fixed:
+    // the originator applies its own action only with the host's copy; docs/SIMULATOR.md "Known forks")
+    workloads: {},
   } satisfies SimOptions,
   /** Sessions (of `sessions`) that must have gone through each workload. */
   coverageFloors: {
@@ -27,5 +27,11 @@ export const CI_SIM = {
     reload: 20,
     leave: 15,
     cut: 15,
+    // an outsider sent actions (each must be refused everywhere, its own game included); a start without every Hello
+    outsiderActed: 10,
+    startEarly: 5,
+    // a player's connection dropped mid-session and its launcher's reconnect loop resumed it, caught up (issue 12)
+    drop: 25,
+    resumed: 25,
   },
 };

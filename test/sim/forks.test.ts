@@ -42,13 +42,38 @@ describe('forks found by the simulator stay closed', () => {
     expect(failureText(r)).toBe('');
   }, 60_000);
 
-  // Not fixed yet (the proposal is in docs/DECISIONS.md: the host relays an Action to its origin too, and the
-  // originator applies its own action only once that copy came back). Kept so the simulator keeps seeing it: when
-  // the fix lands this test fails and becomes a regression test like the ones above.
-  it('KNOWN FORK, fix pending: an outsider’s own game applies its own action that every other game refuses', async () => {
+  // Was the KNOWN FORK (fixed: the host relays every Action to its origin too, and the originator applies its own
+  // action only with that copy, holding its barrier at the stamp until then; docs/DECISIONS.md). This test FAILED
+  // before the fix: seed 156 with the mod before it (`npm run sim -- --seed 156 --mod-dir <mod before the fix>`)
+  // reports `outsiderRefused: the outsider p3 applied its own action 6:3 (stamp 1800)`, and this file asserted that
+  // failure, marked KNOWN FORK. Now the outsider's own game drops the action on the host's veto, like every game.
+  it('an outsider’s own game refuses its own action, as every other game does (was: applied it — outsiderRefused)', async () => {
+    const plan = drawPlan(156);
+    const outsider = plan.games.findIndex((g) => g.name === 'p3'); // the outsider the fork named
+    expect(plan.games[outsider]!.joinAt).not.toBe('start');
+    expect(plan.games[outsider]!.botRate + plan.games[outsider]!.bursts.length).toBeGreaterThan(0); // it clicks
     const r = await runSeed(156);
-    expect(r.happened).toContain('lateJoin');
-    expect(r.failures.map((f) => f.invariant)).toEqual(['outsiderRefused']);
-    expect(failureText(r)).toMatch(/^seed 156: outsiderRefused: the outsider p\d+ applied its own action \d+:\d+ \(stamp \d+\)$/);
+    expect(r.happened).toEqual(expect.arrayContaining(['lateJoin', 'outsiderActed']));
+    expect(r.checks.outsiderRefused).toBeGreaterThan(1);
+    // its game refused (vetoed) its own actions, and applied none of them
+    const game = r.run.slots[outsider]!.game!;
+    const id = r.run.slots[outsider]!.id;
+    expect(game.records.some((x) => x.what === 'refuse' && x.from === id)).toBe(true);
+    expect(game.records.some((x) => x.what === 'apply' && x.from === id && x.kind === 'action')).toBe(false);
+    expect(failureText(r)).toBe('');
+  }, 60_000);
+
+  // This test FAILED before the fix (issue 12): with the plans' drops, seed 51's outsider p3 dropped, was caught up and
+  // came back as a game holding the session's world (`game.returned` made every returner one), so the host relayed its
+  // actions and its own game applied them: `outsiderRefused: the outsider p3 applied its own action 3:43 (stamp
+  // 8800)`. Now a returner comes back as it stood when it dropped (HostLockstep remembers it): an outsider stays one.
+  it('an outsider that drops and is caught up comes back an outsider (was: holding the world — outsiderRefused)', async () => {
+    const plan = drawPlan(51);
+    const outsider = plan.games.findIndex((g) => g.name === 'p3');
+    expect(plan.games[outsider]!.drops?.length).toBeGreaterThan(0);
+    const r = await runSeed(51);
+    expect(r.happened).toEqual(expect.arrayContaining(['startEarly', 'drop', 'resumed', 'outsiderActed']));
+    expect(r.run.slots[outsider]!.resumes).toBeGreaterThan(0);
+    expect(failureText(r)).toBe('');
   }, 60_000);
 });

@@ -29,6 +29,11 @@ export interface PlanGame {
   readonly freeze?: { at: number; forMs: number };
   /** The mod is loaded again (a new Lua state) at this time. */
   readonly reloadAt?: number;
+  /**
+   * Its connection drops at `at` (the link is cut, mid-frame when bytes are on the way) and the host cannot be
+   * reached for `downMs`; its launcher's reconnect loop resumes it (issue 12).
+   */
+  readonly drops?: readonly { at: number; downMs: number }[];
 }
 
 export interface PlanEvent {
@@ -63,11 +68,13 @@ export interface Workloads {
   readonly freeze: boolean;
   readonly reload: boolean;
   readonly playerPause: boolean;
+  /** Players' connections drop and resume (the launcher's reconnect loop; the host catches them up). */
+  readonly drops: boolean;
 }
 
 export const ALL_WORKLOADS: Workloads = {
   lateJoin: true, startEarly: true, outsidersAct: true, pauseStorm: true, leave: true, freeze: true, reload: true,
-  playerPause: true,
+  playerPause: true, drops: true,
 };
 
 export interface PlanOptions {
@@ -163,6 +170,15 @@ export function drawPlan(seed: number, options: PlanOptions = {}): Plan {
     }
   }
   events.sort((a, b) => a.at - b.at);
+  // drops, from a stream of their own (added later: every other draw stays what it was for every seed)
+  const d = new SimRandom(seed ^ 0xd409);
+  for (const game of games.slice(1)) {
+    const drops: { at: number; downMs: number }[] = [];
+    if (d.chance(0.25)) {
+      for (let k = d.int(1, 3); k > 0; k--) drops.push({ at: d.int(300, Math.max(400, runMs - 1_500)), downMs: d.int(0, 3_000) });
+    }
+    if (w.drops && drops.length > 0) Object.assign(game, { drops: drops.sort((a, b) => a.at - b.at) });
+  }
   // a pause in the middle of a long freeze would hold the stall rule off: long freezes run unpaused
   if (freeze && freeze.forMs > 20_000) {
     const during = (e: PlanEvent) => e.at >= freeze!.at - 3_000 && e.at <= freeze!.at + freeze!.forMs;

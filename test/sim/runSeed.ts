@@ -35,7 +35,11 @@ export async function runSeed(seed: number, options: SimOptions = {}): Promise<S
   const run = await runSession(plan, options);
   const { failures, checks } = checkRun(run);
   const hash = createHash('sha256').update(applyLogText(run)).digest('hex');
-  return { seed, failures, checks, happened: [...run.happened].sort(), hash, players: plan.games.length - 1, simMs: run.simMs, run };
+  const happened = new Set(run.happened);
+  // an outsider (a late joiner, or a start without its Hello) sent actions: the host must have refused each one
+  // everywhere, its own game included (outsiderRefused)
+  if (run.slots.some((s) => !s.holdsWorld && s.game !== undefined && (s.written?.actions.length ?? 0) > 0)) happened.add('outsiderActed');
+  return { seed, failures, checks, happened: [...happened].sort(), hash, players: plan.games.length - 1, simMs: run.simMs, run };
 }
 
 export interface Summary {

@@ -15,6 +15,7 @@ import type { GameLink } from '../../adapters/fileLink/gameLink.ts';
 import { MemoryFs } from '../../adapters/fileLink/memoryFs.ts';
 import { openMemoryGameLink } from '../../adapters/fileLink/memoryLink.ts';
 import { bridgeHostGame, bridgePlayerGame, forwardToGame } from '../../adapters/launcher/gameBridge.ts';
+import { ReconnectLoop } from '../../adapters/launcher/reconnect.ts';
 import { createMemoryNetwork, type MemoryNetwork } from '../../adapters/transport/memory.ts';
 import { seededRandom } from '../../adapters/transport/memorySocket.ts';
 import { KEY } from '../support/session.ts';
@@ -45,6 +46,9 @@ export interface SimGameSlot {
   /** Steps taken past a peer's promise: `t`, the peer and its promise (the first few). */
   readonly barrierBreaks: { t: number; peer: number; promised: number }[];
   stops: (() => void)[];
+  /** Its connection dropped (the plan's drops) and came back resumed. */
+  drops: number;
+  resumes: number;
 }
 
 export interface SessionRun {
@@ -95,7 +99,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   const fs = new MemoryFs();
   const written = new FromGameLogs(fs);
   const slots: SimGameSlot[] = plan.games.map((g, index) => ({
-    index, plan: g, present: false, holdsWorld: false, frozenUntil: 0, barrierBreaks: [], stops: [], stepsChecked: 0,
+    index, plan: g, present: false, holdsWorld: false, frozenUntil: 0, barrierBreaks: [], stops: [], stepsChecked: 0, drops: 0, resumes: 0,
   }));
   for (const slot of slots.slice(1)) net.route(slot.plan.address, HOST_ADDRESS, slot.plan.link);
   const faultIndex = options.fault === 'fork' ? (slots.length > 1 ? 1 : 0) : -1;
@@ -121,6 +125,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
     for (const peer of slots) {
       if (peer === slot || !peer.present || !peer.holdsWorld || peer.written === undefined || peer.id === undefined) continue;
       if (games[peer.id]?.stalled !== undefined) continue; // the host's promise stands in for a stalled game
+      if (games[peer.id] === undefined) continue; // away (its connection dropped): the host took it out of the game
       if (r.t >= peer.written.promised && slot.barrierBreaks.length < 5) {
         slot.barrierBreaks.push({ t: r.t, peer: peer.index, promised: peer.written.promised });
       }
@@ -187,8 +192,57 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
       openMemoryGameLink(fs, dir, { name: slot.plan.name, id: slot.id!, role: 'player' }, { clock }),
     );
     slot.stops.push(bridgePlayerGame(player, link, log));
+    slot.stops.push(reconnectsBy(slot, player));
     await startGame(slot, link, dir);
     return true;
+  }
+
+  /**
+   * The launcher's own reconnect loop (adapters/launcher/reconnect.ts) on the simulated clock: after a drop it dials
+   * the host from the player's address; while the plan keeps the host unreachable (`downUntil`) no attempt connects.
+   */
+  function reconnectsBy(slot: SimGameSlot, player: PlayerSession): () => void {
+    const loop = new ReconnectLoop({
+      player,
+      clock,
+      random: seededRandom(plan.seed + slot.index),
+      log,
+      connect: async () => {
+        if (clock.now() < (downUntil.get(slot) ?? 0)) return undefined;
+        const pending = net.connect(`${HOST_ADDRESS}:7000`, { localAddress: slot.plan.address, log });
+        return pending.catch(() => undefined);
+      },
+    });
+    const off = player.on((n) => {
+      if (n.type === 'away') away.add(slot);
+      if (n.type === 'resumed') {
+        away.delete(slot);
+        happened.add(n.caughtUp ? 'resumed' : 'resumedNotCaughtUp');
+        slot.resumes += 1;
+        // The simulator runs no resync round: a returner the host cannot catch up would never hold the world again.
+        if (!n.caughtUp) problems.push({ invariant: 'progress', detail: `${slot.plan.name} resumed without a catch-up` });
+      } else if (n.type === 'ended' && slot.present) {
+        problems.push({ invariant: 'progress', detail: `${slot.plan.name}'s session ended: ${n.reason}` });
+      }
+    });
+    return () => {
+      off();
+      loop.stop();
+    };
+  }
+  const downUntil = new Map<SimGameSlot, number>();
+  /** Players between a drop and their resume (a drop during a resume is the same episode). */
+  const away = new Set<SimGameSlot>();
+
+  /** The plan's drop: the player's live link is cut (bytes on the way are lost, a frame may be cut in two). */
+  function drop(slot: SimGameSlot, downMs: number): void {
+    if (!slot.present || !slot.player?.joined || away.has(slot)) return;
+    const link = net.links().find((l) => l.client.localAddress === slot.plan.address && l.cutReason === undefined);
+    if (!link) return;
+    downUntil.set(slot, clock.now() + downMs);
+    slot.drops += 1;
+    happened.add('drop');
+    net.cut(link.client);
   }
 
   function leave(slot: SimGameSlot, how: 'leave' | 'cut'): void {
@@ -268,6 +322,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
       }
       if (p.leaveAt !== undefined) at(p.leaveAt, () => leave(slot, 'leave'));
       if (p.cutAt !== undefined) at(p.cutAt, () => leave(slot, 'cut'));
+      for (const d of p.drops ?? []) at(d.at, () => drop(slot, d.downMs));
       for (const b of p.bursts) {
         at(b.at, () => {
           if (!slot.present || clock.now() < slot.frozenUntil || reloading.has(slot)) return;
@@ -326,6 +381,13 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
     }
     lockstep.pause();
     const still = () => {
+      // a request sent before a drop and resent after the resume may unpause: the host pauses again
+      if (lockstepState() === 'Running') {
+        happened.add('pausedAgain');
+        lockstep.pause();
+      }
+      // every dropped player is back first (its launcher keeps trying until the host answers)
+      if ([...away].some((s) => s.present)) return false;
       const world = slots.filter((s) => s.present && s.holdsWorld && s.game && !reloading.has(s));
       if (world.length === 0) return true;
       const t = world[0]!.game!.time();
@@ -363,6 +425,10 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   }
   for (const slot of slots) {
     if (slot.present) slot.endT = slot.window = slot.game?.time();
+    // every drop of a player still in the session was resumed (and caught up) by the end
+    if (slot.present && slot.resumes < slot.drops) {
+      problems.push({ invariant: 'progress', detail: `${slot.plan.name} dropped ${slot.drops} times and resumed ${slot.resumes}` });
+    }
   }
   const ctx = lockstepContext();
   if (Object.values(ctx.games).some((g) => g.stalled !== undefined)) happened.add('stalled');
