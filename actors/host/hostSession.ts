@@ -29,7 +29,7 @@ import type { AnyActorLogic } from 'xstate';
 import type { ConnectionHandle, ConnectionReport } from '../connectionActor.ts';
 import type { Connection, Listener } from '../ports.ts';
 import { createSessionRouter, type GameLinkHandlers, type SessionRouter } from '../sessionRouter.ts';
-import { openMessage, sealedFrame, type Message } from '../wire.ts';
+import { openMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
 import type { ModEntry } from './mods.ts';
 import { FEVERLINK3_VERSION, type HostNotice, type HostOptions, type HostPorts } from './hostTypes.ts';
 import { createHandshake, handshakeFrame, type HandshakeActor } from './handshake.ts';
@@ -311,21 +311,10 @@ export class HostSession {
       this.roster = roster.releaseSlot(this.roster, id);
       return;
     }
-    conn.markJoined();
-    const link = new PlayerLink(id, conn, this.ports.clock.now());
-    this.links.set(id, link);
-    this.playerOfConn.set(conn.id, id);
+    this.bind(conn, id);
     this.slots.set(id, this.createSlot(id, entry.name));
     this.sender.openOutbox(id);
-    this.sendTo(id, 'Welcome', {
-      you: id,
-      hostName: this.roster.hostName,
-      version: this.options.version,
-      players: roster.welcomePlayers(this.roster, true),
-      session: this.sessionPayload(),
-      resume: this.returns.first(id),
-      ...(this.options.mods ? { modsChecked: true } : {}),
-    });
+    this.sendTo(id, 'Welcome', this.welcomeFor(id, this.sessionPayload(), { resume: this.returns.first(id) }));
     this.sendTo(id, 'Permissions', permissionsMessage(this.permissions));
     this.broadcast('PlayerJoined', { player: { id, name: entry.name, ready: entry.ready } }, id);
     this.ports.log({ msg: 'player joined', id, name: entry.name, conn: conn.id, address: conn.remoteAddress });
@@ -342,16 +331,18 @@ export class HostSession {
    */
   private resumeSeat(conn: ConnectionHandle, id: number, last: number | undefined): void {
     const entry = this.roster.players.get(id);
-    if (!entry || conn.closeReason !== undefined) return; // released meanwhile, or this connection dropped: nothing taken
+    if (conn.closeReason !== undefined) return; // this connection dropped meanwhile: the slot stays away
+    if (!entry) {
+      conn.close('released', unsealedFrame('Reject', { reason: 'full', detail: 'the slot was released while you came back: join again' }));
+      return;
+    }
     const old = this.links.get(id);
     if (old) {
       this.links.delete(id);
       this.playerOfConn.delete(old.conn.id);
       old.conn.close('replaced');
     }
-    conn.markJoined();
-    this.links.set(id, new PlayerLink(id, conn, this.ports.clock.now()));
-    this.playerOfConn.set(conn.id, id);
+    this.bind(conn, id);
     this.slotEvent(id, { type: 'conn.resumed' });
     this.roster = roster.markConnected(this.roster, id);
     const outbox = this.sender.outboxOf(id);
@@ -360,17 +351,8 @@ export class HostSession {
     const running = this.resyncRunning();
     const cover = running ? { covers: false as const, why: 'a resync round is running' } : (outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
     const session = this.sessionPayload();
-    this.sendTo(id, 'Welcome', {
-      you: id,
-      hostName: this.roster.hostName,
-      version: this.options.version,
-      players: roster.welcomePlayers(this.roster, true),
-      session,
-      resume: this.returns.next(id),
-      resumed: true,
-      ...(this.options.mods ? { modsChecked: true } : {}),
-      ...(cover.covers ? { catchUp: Number(this.opener.highest(id)) } : {}),
-    });
+    const catchUp = cover.covers ? { catchUp: Number(this.opener.highest(id)) } : {};
+    this.sendTo(id, 'Welcome', this.welcomeFor(id, session, { resume: this.returns.next(id), resumed: true, ...catchUp }));
     this.ports.log({ msg: 'player resumed', id, name: entry.name, conn: conn.id, address: conn.remoteAddress, last, catchUp: cover.covers });
     const missed = cover.covers ? cover.messages : [];
     this.returns.start(
@@ -396,6 +378,26 @@ export class HostSession {
         },
       },
     );
+  }
+
+  /** The connection is player `id`'s from now on (sender binding): its frames are opened as that player's. */
+  private bind(conn: ConnectionHandle, id: number): void {
+    conn.markJoined();
+    this.links.set(id, new PlayerLink(id, conn, this.ports.clock.now()));
+    this.playerOfConn.set(conn.id, id);
+  }
+
+  /** A Welcome for player `id`: the roster and the session as they are now, with the join's or the resume's fields. */
+  private welcomeFor(id: number, session: Payloads['Session'], extra: Partial<Payloads['Welcome']>): Payloads['Welcome'] {
+    return {
+      you: id,
+      hostName: this.roster.hostName,
+      version: this.options.version,
+      players: roster.welcomePlayers(this.roster, true),
+      session,
+      ...extra,
+      ...(this.options.mods ? { modsChecked: true } : {}),
+    };
   }
 
   /** After a resume: Permissions to the returner, PlayerJoined to the others, the lockstep and the round told. */

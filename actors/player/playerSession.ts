@@ -10,8 +10,8 @@ import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import { isSealedKind, Kind, LIMITS, type KindName, type Payloads } from '../../protocol/messages/index.ts';
 import type { ChunkKind } from '../../protocol/messages/chunkCodec.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
-import { joinProof, resumeMac } from '../../protocol/keys.ts';
-import { Unacked } from './unacked.ts';
+import { joinProof } from '../../protocol/keys.ts';
+import { ResumeState, SESSION_LAYER } from './resumeState.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
 import { playerHandshakeMachine } from '../../machines/playerHandshake.ts';
 import type { Permissions } from '../../machines/rules/permissions.ts';
@@ -66,10 +66,8 @@ export type PlayerNotice =
   /** Game traffic from the host (Session, PeerClock, Action, …) for the game link. */
   | { type: 'game'; message: Message };
 
-/** Kinds of the session layer itself: never kept for a resume (a Pong answers one connection's Ping). */
-const SESSION_LAYER: ReadonlySet<KindName> = new Set<KindName>(['Pong', 'Leave']);
-/** The most messages the game may send while the connection is down (kept for the resume; the oldest fall out). */
-const MAX_WHILE_AWAY = 65_536;
+/** Reject reasons a resume attempt is tried again after (the launcher's backoff spaces the attempts). */
+const RETRY_REJECTS: ReadonlySet<string> = new Set(['flood', 'timeout']);
 
 type RosterRow = { id: number; name: string; ready: boolean; away: boolean; rtt?: number };
 
@@ -85,14 +83,8 @@ export class PlayerSession {
   private phase: 'joining' | 'joined' | 'away' | 'resuming' | 'ended' = 'joining';
   /** The host ended this session on purpose (Kicked, Reject) or we left: a close after it is no drop. */
   private final = false;
-  /** The last Welcome's resume token and epoch (spec "Reconnect"). */
-  private resumeToken: { token: Uint8Array; epoch: number } | undefined;
-  /** The counter of the last host frame read (resume.last). */
-  private lastFromHost = 0;
-  /** What we sent that the host has not acknowledged (Ping.ack), resent after a resumed Welcome (unacked.ts). */
-  private readonly unacked = new Unacked<Message>();
-  /** What the game sent while the connection was down, sent after a resumed Welcome that catches us up. */
-  private whileAway: Message[] = [];
+  /** The token, `last`, the unacknowledged messages and what the game sent while away (resumeState.ts). */
+  private readonly back = new ResumeState();
   private readonly listeners = new Set<(notice: PlayerNotice) => void>();
   /**
    * The session's root actor (systemId `player`): the connection's actor `conn:<id>` and the file link `link` are its
@@ -191,10 +183,9 @@ export class PlayerSession {
 
   /** Join.resume while resuming: our id, the MAC over the token, this nonce, id, name and the last host frame read. */
   private resumeOf(nonce: Uint8Array): { resume?: Payloads['Join']['resume'] } {
-    if (this.phase !== 'resuming' || this.resumeToken === undefined || this.you === undefined) return {};
-    const last = this.lastFromHost > 0 ? this.lastFromHost : undefined;
-    const mac = resumeMac(this.ports.crypto, this.resumeToken.token, nonce, this.you, this.options.name, last === undefined ? undefined : BigInt(last));
-    return { resume: { id: this.you, mac, ...(last === undefined ? {} : { last }) } };
+    if (this.phase !== 'resuming' || this.you === undefined) return {};
+    const resume = this.back.join(this.ports.crypto, nonce, this.you, this.options.name);
+    return resume ? { resume } : {};
   }
 
   /** A fault of ours while handling what the host sent: logged once with the stack; this connection ends. */
@@ -274,7 +265,9 @@ export class PlayerSession {
       const { message } = decoded;
       if (message.kind === 'Challenge') this.handshake.send({ type: 'recv.Challenge', payload: message.payload });
       else if (message.kind === 'Reject') {
-        if (this.phase === 'joining' || this.phase === 'resuming') this.final = true; // the host's answer: no retry
+        // The host's answer: no retry — but a resume refused for the moment (flood, timeout) is tried again.
+        const passing = this.phase === 'resuming' && RETRY_REJECTS.has(message.payload.reason);
+        if ((this.phase === 'joining' || this.phase === 'resuming') && !passing) this.final = true;
         this.handshake.send({ type: 'recv.Reject', payload: message.payload });
       } else this.drop('unsealed frame of a sealed kind', kind);
       return;
@@ -282,7 +275,7 @@ export class PlayerSession {
     if (frame.header.sender !== HOST_SENDER) return this.drop('sealed frame not from the host', kind);
     const opened = openMessage(this.opener, frame);
     if (!opened.ok) return this.drop(`frame refused: ${opened.why}`, kind);
-    this.lastFromHost = Number(frame.header.counter); // resume.last: one ordered stream, so every frame before it too
+    this.back.read(frame.header.counter); // resume.last
     this.message(opened.message);
   }
 
@@ -308,7 +301,7 @@ export class PlayerSession {
     if (!this.joined) return this.drop('message before Welcome', 0);
     switch (message.kind) {
       case 'Ping':
-        if (message.payload.ack !== undefined) this.unacked.acknowledge(message.payload.ack);
+        if (message.payload.ack !== undefined) this.back.acknowledged(message.payload.ack);
         this.send('Pong', { n: message.payload.n, w: this.ports.wallClock() });
         if (message.payload.off && this.you !== undefined) this.lastOffset = message.payload.off[String(this.you)];
         if (message.payload.rtt) this.updateRtt(message.payload.rtt);
@@ -387,9 +380,7 @@ export class PlayerSession {
     this.phase = 'joined';
     this.you = welcome.you;
     this.sealer = new Sealer(this.ports.crypto.aesGcm(this.options.key), welcome.you);
-    this.resumeToken = welcome.resume;
-    this.unacked.clear();
-    this.whileAway = [];
+    this.back.reset(welcome.resume);
     this.conn?.markJoined();
     this.roster = new Map(welcome.players.map((p) => [p.id, { ...p, away: false }]));
     this.ports.log({ msg: 'joined', you: welcome.you, hostName: welcome.hostName, players: welcome.players.length });
@@ -421,14 +412,12 @@ export class PlayerSession {
    */
   private resumed(welcome: Payloads['Welcome']): void {
     this.phase = 'joined';
-    if (welcome.resume) this.resumeToken = welcome.resume;
+    this.back.welcomed(welcome.resume);
     this.conn?.markJoined();
     this.roster = new Map(welcome.players.map((p) => [p.id, { ...p, away: false }]));
     const caughtUp = welcome.catchUp !== undefined;
-    const again = caughtUp ? [...this.unacked.takeAfter(welcome.catchUp!), ...this.whileAway] : [];
-    this.unacked.clear();
-    this.whileAway = [];
-    this.ports.log({ msg: 'resumed', you: this.you, epoch: welcome.resume?.epoch, caughtUp, resent: again.length, lostUnacked: this.unacked.lost });
+    const { again, lost } = this.back.resumed(welcome.catchUp);
+    this.ports.log({ msg: 'resumed', you: this.you, epoch: welcome.resume?.epoch, caughtUp, resent: again.length, lostUnacked: lost });
     this.notify({ type: 'resumed', you: this.you!, caughtUp });
     for (const message of again) this.send(message.kind, message.payload as never);
     this.notifyRoster();
@@ -464,8 +453,7 @@ export class PlayerSession {
         return false;
       }
       // Kept for the resume (sealed then, with the counter of then); bounded: the oldest fall out.
-      if (this.whileAway.length >= MAX_WHILE_AWAY) this.whileAway.shift();
-      this.whileAway.push({ kind, payload } as Message);
+      this.back.keep({ kind, payload } as Message);
       return true;
     }
     if (!this.sealer || !this.conn || this.conn.closeReason !== undefined || this.phase !== 'joined') return false;
@@ -475,7 +463,7 @@ export class PlayerSession {
       return false;
     }
     this.conn.write(frame);
-    if (!SESSION_LAYER.has(kind)) this.unacked.sent({ kind, payload } as Message, Number(this.sealer.nextCounter - 1n), frame.length, this.ports.clock.now());
+    this.back.sent({ kind, payload } as Message, Number(this.sealer.nextCounter - 1n), frame.length, this.ports.clock.now());
     return true;
   }
 

@@ -356,15 +356,15 @@ describe('lockstep rules module in wasmoon against a reference model', () => {
         if (r.stop) seen.stop++;
         if (a.started && a.pauseAt !== undefined && a.t >= a.pauseAt && canLeave) seen.runToFlush++;
       }),
-      { numRuns: 300 },
+      // Seeded: the rarest case (running to a flush past pauseAt) came 1–10 times in 300 unseeded runs, once too few.
+      { numRuns: 600, seed: 1201 },
     );
-    // Measured of 300: a barrier 219–232 (a flush's 99–103), none 68–81, may leave t under a barrier 25–34, stands
-    // at a pause 46–56, runs to a flush past pauseAt about 10.
-    expect(seen.barrier).toBeGreaterThanOrEqual(100);
-    expect(seen.noBarrier).toBeGreaterThanOrEqual(30);
-    expect(seen.flushBarrier).toBeGreaterThanOrEqual(45);
-    expect(seen.canLeave).toBeGreaterThanOrEqual(10);
-    expect(seen.stop).toBeGreaterThanOrEqual(20);
-    expect(seen.runToFlush).toBeGreaterThanOrEqual(2);
+    console.log(`lockstep rules coverage of 600: ${JSON.stringify(seen)}`);
+    expect(seen.barrier).toBeGreaterThanOrEqual(200);
+    expect(seen.noBarrier).toBeGreaterThanOrEqual(60);
+    expect(seen.flushBarrier).toBeGreaterThanOrEqual(90);
+    expect(seen.canLeave).toBeGreaterThanOrEqual(20);
+    expect(seen.stop).toBeGreaterThanOrEqual(40);
+    expect(seen.runToFlush).toBeGreaterThanOrEqual(4);
   });
 });
