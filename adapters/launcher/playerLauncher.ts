@@ -54,6 +54,8 @@ export interface RunningPlayer {
   inspectorUrl?: string;
   /** The reconnect loop: its events for the terminal, `statusLine()` while it reconnects. */
   reconnect: ReconnectLoop;
+  /** The resync save on its way to this launcher, if one is (the terminal's progress bar). */
+  saveProgress(): ReturnType<SaveReceiver['progress']>;
   stop(): Promise<void>;
 }
 
@@ -170,6 +172,7 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
     report,
     failed,
     reconnect,
+    saveProgress: () => receiver?.progress(),
     ...(live ? { inspectorUrl: live.url } : {}),
     stop: async () => {
       stopped = true;

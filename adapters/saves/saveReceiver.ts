@@ -13,7 +13,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock, LogFn } from '../../actors/ports.ts';
-import { checkChunk, CHUNK_BYTES, holdTransfer, TRANSFER_FORGET_MS, type HeldTransfer, type IncomingChunk } from '../../machines/rules/resyncChunks.ts';
+import { checkChunk, CHUNK_BYTES, holdTransfer, transferProgress, TRANSFER_FORGET_MS, type HeldTransfer, type IncomingChunk } from '../../machines/rules/resyncChunks.ts';
 
 export interface SaveReceived {
   id: number;
@@ -61,6 +61,13 @@ export class SaveReceiver {
 
   constructor(options: SaveReceiverOptions) {
     this.#o = { forgetAfterMs: TRANSFER_FORGET_MS, fileName: (id) => `feverlink3-resync-${id}.sav`, ...options };
+  }
+
+  /** The transfer in progress as bytes (the total counted as whole chunks), rate and time left: the terminal's bar. */
+  progress(): { bytes: number; total: number; bytesPerSecond: number; secondsLeft: number | undefined } | undefined {
+    const t = this.#held;
+    if (t === undefined) return undefined;
+    return transferProgress(t.bytes, t.count * CHUNK_BYTES, this.#o.clock.now() - t.startedAt);
   }
 
   /** The transfer in progress: its id, chunks received and count. */

@@ -14,6 +14,7 @@ import { inspectPort, LAUNCHER_OPTIONS } from '../launcherOptions.ts';
 import { parseHostPort, sessionDir } from '../sessionDir.ts';
 import { writeOut } from '../stdio.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
+import { startProgressLine } from '../progressLine.ts';
 
 const HELP = `commands: /start  /pause  /speed 1|2|4  /resync [why]  /players  /kick ID [why]  /report [note]
           /perm build|bulldoze|spend|speed|other everyone|host|ID,ID  /quit      anything else is chat`;
@@ -104,8 +105,15 @@ export async function run(args: readonly string[]): Promise<number> {
     else say(`bug report abandoned: ${n.why}`);
   });
   const stopReading = readLines((line) => command(running, line));
+  // The resync save on its way to the players: a progress bar (the slowest participant's), redrawn on a terminal.
+  const transferring = () => {
+    const status = running.resync.status();
+    return status.state === 'Transferring' ? status.transfer : undefined;
+  };
+  const stopProgress = startProgressLine({ read: transferring, write: (t) => void writeOut(t), tty: process.stdout.isTTY === true, now: Date.now });
 
   const outcome = await Promise.race([stopped.then((signal) => ({ signal })), running.failed.then((failure) => ({ failure }))]);
+  stopProgress();
   if ('failure' in outcome) {
     // The session cannot go on (our lockstep failed, the game link failed): one line, status 1.
     log({ msg: 'stopping', level: 'error', failure: outcome.failure });

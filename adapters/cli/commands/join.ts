@@ -15,6 +15,7 @@ import { inspectPort, LAUNCHER_OPTIONS } from '../launcherOptions.ts';
 import { sessionDir } from '../sessionDir.ts';
 import { writeOut } from '../stdio.ts';
 import { formatChat, formatRoster, readLines, rttPrinter, say, untilSignal } from '../terminal.ts';
+import { startProgressLine } from '../progressLine.ts';
 
 export const spec = {
   name: 'join',
@@ -110,12 +111,15 @@ export async function run(args: readonly string[]): Promise<number> {
     }
     else if (!player.chat(line)) say('not in the session yet');
   });
+  // The resync save on its way here: a progress bar (redrawn in place on a terminal).
+  const stopProgress = startProgressLine({ read: () => running.saveProgress(), write: (t) => void writeOut(t), tty: process.stdout.isTTY === true, now: Date.now });
   const outcome = await Promise.race([
     ended,
     stopped.then(() => ({ reason: 'left' as const })),
     running.failed.then((failure) => ({ reason: 'failed' as const, failure })),
   ]);
   running.reconnect.stop();
+  stopProgress();
   // Going while the connection is down ends the held session here (the host releases the slot when its window ends).
   if ((outcome.reason === 'left' || outcome.reason === 'failed') && player.resumable) player.giveUp(outcome.reason);
   else if ((outcome.reason === 'left' || outcome.reason === 'failed') && player.joined) player.leave();
