@@ -29,7 +29,8 @@ import type { AnyActorLogic } from 'xstate';
 import type { ConnectionHandle, ConnectionReport } from '../connectionActor.ts';
 import type { Connection, Listener } from '../ports.ts';
 import { createSessionRouter, type GameLinkHandlers, type SessionRouter } from '../sessionRouter.ts';
-import { openMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
+import { sealedFrame, unsealedFrame, type Message } from '../wire.ts';
+import { openWith } from '../chunkWire.ts';
 import type { ModEntry } from './mods.ts';
 import { FEVERLINK3_VERSION, type HostNotice, type HostOptions, type HostPorts } from './hostTypes.ts';
 import { createHandshake, handshakeFrame, type HandshakeActor } from './handshake.ts';
@@ -438,7 +439,7 @@ export class HostSession {
     const kind = frame.header.kind;
     if (frame.header.sender !== link.id) return this.drop(link, 'sender', kind, { sender: frame.header.sender });
     if (!isSealedKind(kind) || !playerMaySend(kind)) return this.drop(link, 'kind', kind);
-    const opened = openMessage(this.opener, frame);
+    const opened = openWith(this.opener, frame, this.ports.base64);
     if (opened.ok || opened.why === 'not-decoded' || opened.why === 'unknown-kind') {
       // Heard (the silence timer) only once its sender and tag checked out: anyone on the path can write bytes.
       link.rtt = { ...link.rtt, lastHeard: this.ports.clock.now() };

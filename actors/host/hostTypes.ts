@@ -1,4 +1,5 @@
 // The host session's options, ports and the notices it gives its window and the lockstep actor.
+import type { Base64 } from '../../protocol/base64.ts';
 import type { InspectionEvent } from 'xstate';
 import type { Crypto } from '../../protocol/crypto.ts';
 import type { Permissions } from '../../machines/rules/permissions.ts';
@@ -42,6 +43,8 @@ export interface HostPorts {
    * is logged as `internal error` (while `inspect`), never passed to the actor.
    */
   inspect?: InspectionObserver;
+  /** Decodes the chunk kinds' base64 (ResyncUpload, ReportPart; actors/chunkWire.ts); without it the pure default. */
+  base64?: Base64;
 }
 
 /** What the host's window (terminal, later the in-game UI) and the lockstep layer are told. */

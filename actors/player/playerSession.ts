@@ -21,7 +21,9 @@ import type { ConnectionHandle } from '../connectionActor.ts';
 import type { Clock, Connection, LogFn } from '../ports.ts';
 import { createSessionRouter, type GameLinkHandlers, type SessionRouter } from '../sessionRouter.ts';
 import { guarded, stackOf } from '../supervise.ts';
-import { decodeMessage, openMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
+import { decodeMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
+import { openWith } from '../chunkWire.ts';
+import type { Base64 } from '../../protocol/base64.ts';
 
 export interface PlayerOptions {
   name: string;
@@ -40,6 +42,8 @@ export interface PlayerPorts {
   log: LogFn;
   /** Receives every inspection event of the actors the session creates (the launcher's trace recorder). */
   inspect?: (event: InspectionEvent) => void;
+  /** Decodes the chunk kinds' base64 (actors/chunkWire.ts); without it the pure default, about 10 MiB/s. */
+  base64?: Base64;
   /**
    * The resync save's receiving side (adapters/saves/saveReceiver.ts, spec "Receiving side"): every ResyncChunk goes
    * there, never to the game; a ResyncLoad reaches the game only for a save `loadable` names (received intact).
@@ -273,7 +277,7 @@ export class PlayerSession {
       return;
     }
     if (frame.header.sender !== HOST_SENDER) return this.drop('sealed frame not from the host', kind);
-    const opened = openMessage(this.opener, frame);
+    const opened = openWith(this.opener, frame, this.ports.base64);
     if (!opened.ok) return this.drop(`frame refused: ${opened.why}`, kind);
     this.back.read(frame.header.counter); // resume.last
     this.message(opened.message);

@@ -20,6 +20,7 @@ import { HostSession } from '../../actors/host/hostSession.ts';
 import type { Listener, LogFn } from '../../actors/ports.ts';
 import { deriveSessionKey } from '../../protocol/keys.ts';
 import { realClock } from '../clock.ts';
+import { nodeBase64 } from '../base64/nodeBase64.ts';
 import { nodeCrypto } from '../crypto/nodeCrypto.ts';
 import { openGameLink, type GameLink } from '../fileLink/gameLink.ts';
 import { startupError, StartupError } from '../cli/failure.ts';
@@ -101,6 +102,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
     { hostName: o.name, key, maxPlayers: o.maxPlayers },
     {
       crypto: nodeCrypto,
+      base64: nodeBase64,
       clock: realClock,
       wallClock: Date.now,
       log,

@@ -16,6 +16,7 @@ import { playerReportIo } from '../report/reportIo.ts';
 import type { JoinCode } from '../../protocol/joinCode.ts';
 import { deriveSessionKey } from '../../protocol/keys.ts';
 import { realClock } from '../clock.ts';
+import { nodeBase64 } from '../base64/nodeBase64.ts';
 import { nodeCrypto } from '../crypto/nodeCrypto.ts';
 import { openGameLink, type GameLink } from '../fileLink/gameLink.ts';
 import { startupError, StartupError } from '../cli/failure.ts';
@@ -91,6 +92,7 @@ export async function launchPlayer(o: PlayerLaunchOptions): Promise<RunningPlaye
     { name: o.name, key, ...(savesDir ? { caps: [RESYNC_SOURCE_CAPABILITY] } : {}) },
     {
       crypto: nodeCrypto,
+      base64: nodeBase64,
       clock: realClock,
       wallClock: Date.now,
       log,
