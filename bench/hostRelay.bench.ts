@@ -3,17 +3,21 @@
 // (bench/support/relayReceiver.ts) and a sender in this process join it as players over TCP on 127.0.0.1, say
 // hello, stand, and the host's terminal types /start. In a round every one of the 8 players blasts Actions at
 // PER_SENDER_RATE, under the spec's per-connection cap (1000 frames/s; the CLI has no way to lift it), so the host
-// relays 8 × that, each Action to the 7 others; a player never runs more than WINDOW Actions ahead of what it got
+// relays 8 × that, each Action to all 8 players (the 7 others, and its origin, which applies it only with the host's
+// copy); a player never runs more than WINDOW Actions ahead of what it got
 // from the others, so a host that falls behind is not closed as a flood. Printed: Actions relayed per second
 // (counted at the players), frames per second out of the host, and the host process's CPU per Action
 // (/proc/<pid>/stat utime + stime around the round), for the trace recorder ON and OFF (FEVERLINK3_TRACE=off in the
 // host's environment): two hosts run side by side, and their rounds alternate A B A B … so the machine's swings hit
 // both. Beside it, measured in this process in the same run, the floor (bench/support/relayFloor.ts: open + JSON
 // parse + JSON encode + seal per Action), and host CPU / floor. `npm run bench -- hostRelay --profile` also runs a
-// third host (recorder ON) under --cpu-prof and prints its top self-time functions. Prints only; judges nothing.
+// third host (recorder ON) under --cpu-prof and prints its top self-time functions. `-- hostRelay --base <dir>` also
+// runs two hosts (ON, OFF) from another tree of the project (a copy before a change, its node_modules linked) in the
+// same interleaved rounds, and prints this tree's host CPU per action over the base's, pair by pair: a before/after
+// measured in one machine state. Prints only; judges nothing.
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { summariseProfile } from './support/cpuProfile.ts';
 import { HostProcess } from './support/hostProcess.ts';
 import { ReceiverProcess, type ReceiverStatus } from './support/receiverProcess.ts';
@@ -28,15 +32,15 @@ const PLAYERS = RECEIVERS + 1;
 const PER_SENDER_RATE = 900;
 /** Actions each player sends in one round (about 1.3 s at the rate). */
 const ROUND_ACTIONS = 1200;
-/** A/B pairs of rounds (after one warm-up round on each host). */
-const PAIRS = 8;
+/** A/B pairs of rounds (after one warm-up round on each host); `--pairs <n>` sets another count. */
+const DEFAULT_PAIRS = 8;
 /** Rounds on the profiled host. */
 const PROFILE_ROUNDS = 2;
 const ROUND_TIMEOUT_MS = 6_000;
 /** Actions a player may be ahead of what it received from the others (/ 7): see RelayPeer.round. */
 const WINDOW = 250;
 
-type Variant = 'on' | 'off' | 'profile';
+type Variant = 'on' | 'off' | 'base-on' | 'base-off' | 'profile';
 
 interface BenchHost {
   readonly variant: Variant;
@@ -52,14 +56,14 @@ interface BenchHost {
 interface Round {
   variant: Variant;
   seconds: number;
-  /** Actions the host relayed (Actions received by the players / 7: each goes to all but its origin). */
+  /** Actions the host relayed (others' Actions received by the players / 7; the origin's own copy is not counted). */
   relayed: number;
   /** Frames the players received from the host: what it sent out. */
   frames: number;
   vetoes: number;
   hostCpuMicros: number;
-  /** CPU the other hosts used meanwhile, µs a second: their idle load (clocks, pings, status file). */
-  idleCpuPerSecond: number[];
+  /** CPU the other hosts used meanwhile, µs a second, by variant: their idle load (clocks, pings, status file). */
+  idleCpuPerSecond: Partial<Record<Variant, number>>;
   incomplete: string[];
 }
 
@@ -133,7 +137,8 @@ async function round(host: BenchHost, receivers: readonly ReceiverProcess[], all
   ]);
   const seconds = (performance.now() - start) / 1000;
   const hostCpuMicros = host.proc.cpuMicros() - cpuBefore;
-  const idleCpuPerSecond = others.map((h, i) => (h.proc.cpuMicros() - othersBefore[i]!) / seconds);
+  const idleCpuPerSecond: Partial<Record<Variant, number>> = {};
+  others.forEach((h, i) => (idleCpuPerSecond[h.variant] = (h.proc.cpuMicros() - othersBefore[i]!) / seconds));
   const names = ['sender', ...receivers.map((r) => r.name)];
   const incomplete = counts.flatMap((c, i) =>
     c.complete
@@ -190,16 +195,27 @@ async function traceSize(dir: string): Promise<number> {
 
 export async function run(): Promise<void> {
   const profile = process.argv.includes('--profile');
+  const option = (name: string): string | undefined => {
+    const at = process.argv.indexOf(name);
+    return at >= 0 ? process.argv[at + 1] : undefined;
+  };
+  const PAIRS = Math.max(1, Number(option('--pairs') ?? DEFAULT_PAIRS) || DEFAULT_PAIRS);
+  const TOP = Math.max(1, Number(option('--top') ?? 15) || 15);
+  const baseAt = process.argv.indexOf('--base');
+  const base = baseAt >= 0 ? process.argv[baseAt + 1] : undefined;
+  if (baseAt >= 0 && !base) throw new Error('--base needs the directory of the other tree');
+  const baseBin = base === undefined ? undefined : resolve(base, 'bin/feverlink3.js');
   const root = await mkdtemp(join(tmpdir(), 'feverlink3-bench-hostrelay-'));
-  const variants: Variant[] = profile ? ['on', 'off', 'profile'] : ['on', 'off'];
+  const variants: Variant[] = ['on', 'off', ...(base ? (['base-on', 'base-off'] as const) : []), ...(profile ? (['profile'] as const) : [])];
   const profDir = join(root, 'cpuprof');
   const hosts: BenchHost[] = variants.map((variant) => {
     const dir = join(root, `host-${variant}`);
     const proc = new HostProcess({
       dir,
       maxPlayers: MAX_PLAYERS,
-      env: { FEVERLINK3_TRACE: variant === 'off' ? 'off' : undefined },
+      env: { FEVERLINK3_TRACE: variant.endsWith('off') ? 'off' : undefined },
       ...(variant === 'profile' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] } : {}),
+      ...(variant.startsWith('base-') ? { bin: baseBin! } : {}),
     });
     return { variant, proc, dir, rounds: 0 };
   });
@@ -210,8 +226,9 @@ export async function run(): Promise<void> {
       `host: \`feverlink3 host --game none --max-players ${MAX_PLAYERS}\` in its own process; ${RECEIVERS} receiver` +
         ` processes + 1 sender (this process) join it over TCP on 127.0.0.1;\na round: each of the ${PLAYERS} players` +
         ` sends ${ROUND_ACTIONS} Actions at ${PER_SENDER_RATE}/s (the spec caps a connection at 1000 frames/s),` +
-        ` the host relays each to the ${PLAYERS - 1} others;\n${PAIRS} A/B pairs of rounds, recorder ON` +
-        ` (trace.jsonl) / OFF (FEVERLINK3_TRACE=off), after one warm-up round each; median (min–max) over the rounds`,
+        ` the host relays each to all ${PLAYERS} (its origin included: ${PLAYERS} frames out per action);\n${PAIRS} A/B pairs of rounds, recorder ON` +
+        ` (trace.jsonl) / OFF (FEVERLINK3_TRACE=off)${base ? `, and the same from the base tree ${base}` : ''},` +
+        ' after one warm-up round each; median (min–max) over the rounds',
     );
     await Promise.all(receivers.map((r) => r.up));
     for (const host of hosts) await startSession(host, receivers);
@@ -224,7 +241,8 @@ export async function run(): Promise<void> {
     const pairs: Round[][] = [];
     for (let pair = 0; pair < PAIRS; pair++) {
       const these: Round[] = [];
-      for (const host of measured) these.push(await round(host, receivers, hosts));
+      // Every other pair in the reverse order: no variant always runs right after the same other one.
+      for (const host of pair % 2 ? [...measured].reverse() : measured) these.push(await round(host, receivers, hosts));
       rounds.push(...these);
       pairs.push(these);
       floors.push(floorSample());
@@ -243,23 +261,40 @@ export async function run(): Promise<void> {
       await Promise.all(receivers.map((r) => r.call('leave', { host: 'profile' }).catch(() => undefined)));
       await profHost.proc.stop();
       const file = (await readdir(profDir)).find((f) => f.endsWith('.cpuprofile'));
-      if (file) summary = summariseProfile(join(profDir, file), 15, { from, to });
+      if (file) summary = summariseProfile(join(profDir, file), TOP, { from, to });
       else problems.push('the profiled host wrote no .cpuprofile');
     }
 
     const floor = median(floors);
     // A round that timed out waiting (a lost or late frame) holds idle seconds: left out, listed below.
     const whole = pairs.filter((pair) => pair.every((r) => r.incomplete.length === 0));
-    const on = whole.map((pair) => pair.find((r) => r.variant === 'on')!);
-    const off = whole.map((pair) => pair.find((r) => r.variant === 'off')!);
+    const of = (variant: Variant) => whole.map((pair) => pair.find((r) => r.variant === variant)!);
+    const on = of('on');
+    const off = of('off');
     if (whole.length < pairs.length) {
       console.log(`(${pairs.length - whole.length} of ${pairs.length} pairs left out: a round incomplete)`);
     }
     // The idle load of a host, measured while the other host's rounds ran.
-    const idleOn = median(off.map((r) => r.idleCpuPerSecond[0]!));
-    const idleOff = median(on.map((r) => r.idleCpuPerSecond[0]!));
+    const idleOf = (variant: Variant, meanwhile: readonly Round[]) => median(meanwhile.map((r) => r.idleCpuPerSecond[variant]!));
+    const idleOn = idleOf('on', off);
+    const idleOff = idleOf('off', on);
     console.log(variantRow('recorder ON', on, idleOn, floor));
     console.log(variantRow('recorder OFF', off, idleOff, floor));
+    if (base) {
+      const baseOn = of('base-on');
+      const baseOff = of('base-off');
+      console.log(variantRow('base ON', baseOn, idleOf('base-on', on), floor));
+      console.log(variantRow('base OFF', baseOff, idleOf('base-off', on), floor));
+      for (const [label, mine, theirs] of [['ON', on, baseOn], ['OFF', off, baseOff]] as const) {
+        const ratios = mine.map((r, i) => perAction(r) / perAction(theirs[i]!));
+        console.log(
+          `  this tree / base, host CPU per action, recorder ${label}: ${median(ratios).toFixed(2)} (pairs ${spread(ratios, 2)});` +
+            ` µs/action ${median(mine.map(perAction)).toFixed(1)} vs ${median(theirs.map(perAction)).toFixed(1)}`,
+        );
+      }
+      const baseRatios = baseOn.map((r, i) => perAction(r) / perAction(baseOff[i]!));
+      console.log(`  base ON / OFF host CPU per action: ${median(baseRatios).toFixed(2)} (pairs ${spread(baseRatios, 2)})`);
+    }
     const pairRatios = on.map((r, i) => perAction(r) / perAction(off[i]!));
     console.log(
       `  per round, host CPU µs/action: ON ${on.map((r) => perAction(r).toFixed(1)).join(' ')}` +

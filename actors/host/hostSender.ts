@@ -7,7 +7,7 @@ import type { Sealer } from '../../protocol/seal.ts';
 import type { Clock, LogFn } from '../ports.ts';
 import { sealedFrame, type Message } from '../wire.ts';
 import { HeldMessages } from './heldMessages.ts';
-import { Outbox } from './outbox.ts';
+import { Outbox, type SharedEntry } from './outbox.ts';
 import type { PlayerLink } from './playerLink.ts';
 
 /** Kinds never kept for a return: the session layer's own (a returner gets a fresh Welcome and fresh pings). */
@@ -75,9 +75,26 @@ export class HostSender {
       if (frame === undefined) return this.tooLarge(kind, payload);
     } else if ((local || this.outboxes.size > 0) && !fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
     if (local) this.toLocal(message);
-    const counter = frame && this.lastCounter;
-    if (frame) for (const link of this.deps.links.values()) if (link.id !== except) this.write(link, message, frame, counter!);
-    this.keepForAway(message, except, frame?.length);
+    if (frame === undefined) {
+      this.keepForAway(message, except, undefined, this.deps.clock.now());
+      return true;
+    }
+    // The hot path (every relayed Action): one clock read and one outbox entry for all receivers, shared by their
+    // outboxes (outbox.ts SharedEntry), not one of each per receiver.
+    const now = this.deps.clock.now();
+    const keeps = !NOT_KEPT.has(kind);
+    let entry: SharedEntry<Message> | undefined;
+    for (const link of this.deps.links.values()) {
+      if (link.id === except) continue;
+      // A held participant keeps the message, not the frame: it is sealed when released. A frame sealed now and sent
+      // after the save's chunks would carry a counter more than 64 below theirs, which the player's replay window refuses.
+      if (this.held.keep(link.id, kind, message)) continue;
+      link.conn.write(frame);
+      if (!keeps) continue;
+      const outbox = this.outboxes.get(link.id);
+      if (outbox) outbox.keep((entry ??= Outbox.entry(message, this.lastCounter, frame.length, now)), now);
+    }
+    this.keepForAway(message, except, frame.length, now);
     return true;
   }
 
@@ -169,26 +186,15 @@ export class HostSender {
     return sealedFrame(this.deps.sealer, kind, payload);
   }
 
-  /**
-   * A held participant keeps the message, not the frame: it is sealed when released. A frame sealed now and sent
-   * after the save's chunks would carry a counter more than 64 below theirs, which the player's replay window refuses.
-   */
-  private write(link: PlayerLink, message: Message, frame: Uint8Array, counter: number): void {
-    if (this.held.keep(link.id, message.kind, message)) return;
-    link.conn.write(frame);
-    this.kept(link.id, message, counter, frame.length);
-  }
-
   private kept(id: number, message: Message, counter: number, bytes: number): void {
     if (NOT_KEPT.has(message.kind)) return;
     this.outboxes.get(id)?.sent(message, counter, bytes, this.deps.clock.now());
   }
 
   /** Every player away (an outbox but no link) keeps what the connected ones were sent. */
-  private keepForAway(message: Message, except: number | undefined, frameBytes: number | undefined): void {
+  private keepForAway(message: Message, except: number | undefined, frameBytes: number | undefined, now: number): void {
     if (this.outboxes.size === this.deps.links.size || NOT_KEPT.has(message.kind)) return;
     let bytes = frameBytes;
-    const now = this.deps.clock.now();
     for (const [id, outbox] of this.outboxes) {
       if (id === except || this.deps.links.has(id)) continue;
       bytes ??= payloadByteLength(message.kind, message.payload as never);

@@ -25,6 +25,12 @@ interface Entry<M> {
   message: M | undefined;
 }
 
+/**
+ * One message written to several players at once (a broadcast: one frame, one counter), kept in each of their outboxes
+ * as this one object: an outbox never changes an entry that holds a message (only its own gaps), so they may share it.
+ */
+export type SharedEntry<M> = Readonly<Entry<M>>;
+
 /** Whether everything after `last` is still held, and if so what to resend. */
 export type OutboxCover<M> = { covers: true; messages: M[] } | { covers: false; why: string };
 
@@ -52,6 +58,16 @@ export class Outbox<M> {
   /** A message written to the player's connection, sealed with `counter`. */
   sent(message: M, counter: number, bytes: number, now: number): void {
     this.push({ counter, at: now, bytes, message }, now);
+  }
+
+  /** The entry of a message written, sealed with `counter`, to every outbox that keeps it (see {@link keep}). */
+  static entry<M>(message: M, counter: number, bytes: number, now: number): SharedEntry<M> {
+    return { counter, at: now, bytes, message };
+  }
+
+  /** As {@link sent}, with an entry shared with other outboxes (one broadcast, one entry, not one per receiver). */
+  keep(entry: SharedEntry<M>, now: number): void {
+    this.push(entry as Entry<M>, now);
   }
 
   /** A message made for the player while it is away: kept for its return, never sent. */

@@ -4,6 +4,7 @@
 // 1000 frames and 1 MiB per second, 10 s write timeout) and lockstep.md "Limits". Nothing a peer sends ends the
 // process: every stream event is contained, the first close reason wins.
 import type { Socket } from 'node:net';
+import { setImmediate } from 'node:timers';
 import type { Clock, Connection, LogFn, TransportLimits, ViolationReason } from '../../actors/ports.ts';
 import { FrameDecoder, FrameError, HEADER_BYTES, MAX_FRAME_LENGTH, type Frame } from '../../protocol/frame.ts';
 import { RateLimiter } from './rateLimiter.ts';
@@ -24,6 +25,30 @@ export function nextConnectionId(): number {
 }
 
 /**
+ * The connections with coalesced frames waiting, flushed once per event-loop turn (setImmediate: after every I/O
+ * callback of this turn's poll phase, so the frames a host relays from several players' reads leave together).
+ * One immediate for all of them. `setImmediate` of node:timers: a test's fake timers (which patch the global)
+ * do not hold the bytes back.
+ */
+const dirty: (() => void)[] = [];
+let flushScheduled = false;
+
+function flushDirty(): void {
+  flushScheduled = false;
+  // A flush may write again (a close's final frame is written directly, never queued here): take the list first.
+  const flushes = dirty.splice(0);
+  for (const flush of flushes) flush();
+}
+
+function scheduleFlush(flush: () => void): void {
+  dirty.push(flush);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushDirty);
+  }
+}
+
+/**
  * What a framed connection needs of its byte stream: the parts of a Node socket the transport uses. 'error'
  * gives the close reason and detail through the stream's traits.
  */
@@ -39,8 +64,11 @@ export interface ByteStream extends WritableSide {
 
 /** Where the streams differ: coalescing, the reason of a stream error, the linger's timer. */
 export interface StreamTraits {
-  /** Coalesce the small frames of one tick into one write (a Node socket: cork/uncork, its high-water mark). */
-  cork?: { cork(): void; uncork(): void; highWaterMark: number };
+  /**
+   * Coalesce the small frames of one event-loop turn into one write (a Node socket: one syscall per connection per
+   * turn instead of one per frame). `highWaterMark`: the stream's; frames are coalesced only below it.
+   */
+  coalesce?: { highWaterMark: number };
   /** The close reason (and log detail) for the stream's 'error' event. */
   errorReason(error: unknown): { reason: string; detail?: Record<string, unknown> };
   /** Arms the timer that destroys a lingering stream; returns its cancel. */
@@ -68,10 +96,10 @@ export interface TcpConnectionOptions extends FramedConnectionOptions {
   socket: Socket;
 }
 
-/** A Node socket's traits: cork/uncork coalescing, error codes, an unref'd linger timer (it must not hold the process). */
+/** A Node socket's traits: coalescing, error codes, an unref'd linger timer (it must not hold the process). */
 function socketTraits(socket: Socket): StreamTraits {
   return {
-    cork: { cork: () => socket.cork(), uncork: () => socket.uncork(), highWaterMark: socket.writableHighWaterMark },
+    coalesce: { highWaterMark: socket.writableHighWaterMark },
     errorReason: (error) => {
       const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
       return { reason: RESET_CODES.has(code) ? 'reset' : 'socket-error', detail: { code } };
@@ -120,11 +148,12 @@ export class FramedConnection implements Connection {
   #gone = false;
   /** The frame being delivered to the owner now, its counted length, and whether it was given back (uncount). */
   #delivering: { length: number; uncounted: boolean } | undefined;
-  /** Bytes held by cork() since the last flush (0: not corked). */
-  #corkedBytes = 0;
-  /** Frames smaller than this are coalesced within one tick: the socket's high-water mark (16 KiB); 0 = never. */
+  /** Frames written this turn and not yet handed to the stream (coalesced), and their bytes. */
+  readonly #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  /** Frames are coalesced while the stream's queue with them stays below this: its high-water mark (16 KiB); 0 = never. */
   readonly #coalesceLimit: number;
-  readonly #flush = (): void => this.#uncork();
+  readonly #flush = (): void => this.#flushPending();
 
   constructor(options: FramedConnectionOptions, stream: ByteStream, traits: StreamTraits) {
     this.id = options.id;
@@ -145,7 +174,7 @@ export class FramedConnection implements Connection {
     this.#writes = new WriteGuard(this.#socket, options.limits, options.clock, (failure) => this.#writeFailed(failure));
 
     const socket = this.#socket;
-    this.#coalesceLimit = traits.cork?.highWaterMark ?? 0;
+    this.#coalesceLimit = traits.coalesce?.highWaterMark ?? 0;
     socket.on('data', (chunk: Uint8Array) => this.#onData(chunk));
     socket.pause();
     socket.on('drain', () => this.#writes.drained());
@@ -166,9 +195,9 @@ export class FramedConnection implements Connection {
     return this.#joined;
   }
 
-  /** Bytes written but not yet handed to the kernel (never more than maxQueuedBytes). */
+  /** Bytes written but not yet handed to the kernel (never more than maxQueuedBytes), coalesced frames included. */
   get queuedBytes(): number {
-    return this.#writes.queuedBytes;
+    return this.#writes.queuedBytes + this.#pendingBytes;
   }
 
   /** Bytes received and held by the decoder (an incomplete frame, never more than the current limit). */
@@ -192,28 +221,42 @@ export class FramedConnection implements Connection {
 
   write(bytes: Uint8Array): void {
     if (this.#closeReason !== undefined) return;
-    // Coalescing: the frames written in one tick (a relay of a whole read chunk, a burst of sends) leave in one
-    // writev at the end of the tick instead of one syscall each. The corked bytes stay below the high-water mark,
-    // so write() still returns true whenever it did before, and a full queue is checked with everything earlier
-    // already handed to the kernel, as without coalescing. A large frame is written at once, after the rest.
-    const overLimit = this.#corkedBytes + bytes.length >= this.#coalesceLimit;
-    if (overLimit || this.#writes.queuedBytes + bytes.length > this.#limits.maxQueuedBytes) this.#uncork();
-    if (bytes.length < this.#coalesceLimit) {
-      if (this.#corkedBytes === 0) {
-        this.#traits.cork!.cork();
-        process.nextTick(this.#flush);
-      }
-      // At least 1 counts as corked, so an empty write cannot leave the socket corked without a flush due.
-      this.#corkedBytes += Math.max(1, bytes.length);
+    // Coalescing: the small frames written in one event-loop turn (a relay of every player's read, a burst of sends)
+    // leave in one write at the end of the turn instead of one syscall each. A frame is held back only while the
+    // stream's queue, the held frames and it stay below the high-water mark (and so below maxQueuedBytes): then the
+    // stream's write() would have returned true for it, and no queue bound or write deadline could have been hit by
+    // it. Any other frame is written at once, after the held ones, and meets the guard exactly as it would uncoalesced.
+    const queued = this.#writes.queuedBytes + this.#pendingBytes + bytes.length;
+    if (queued < this.#coalesceLimit && queued <= this.#limits.maxQueuedBytes && bytes.length > 0) {
+      if (this.#pendingBytes === 0) scheduleFlush(this.#flush);
+      this.#pending.push(bytes);
+      this.#pendingBytes += bytes.length;
+      return;
     }
+    this.#flushPending();
     this.#writes.write(bytes);
   }
 
-  /** Hands the coalesced frames to the socket (one writev). A closing or destroyed socket ignores it. */
-  #uncork(): void {
-    if (this.#corkedBytes === 0) return;
-    this.#corkedBytes = 0;
-    this.#traits.cork?.uncork();
+  /** Hands the coalesced frames to the stream as one buffer (one syscall). */
+  #flushPending(): void {
+    const total = this.#pendingBytes;
+    if (total === 0) return;
+    // The list is reused (one array per connection, not one per turn): emptied before the write, which may re-enter.
+    const frames = this.#pending;
+    let out: Uint8Array;
+    if (frames.length === 1) out = frames[0]!;
+    else {
+      out = Buffer.allocUnsafe(total);
+      let at = 0;
+      for (const frame of frames) {
+        out.set(frame, at);
+        at += frame.length;
+      }
+    }
+    frames.length = 0;
+    this.#pendingBytes = 0;
+    if (this.#closeReason !== undefined && this.#socket.destroyed) return;
+    this.#writes.write(out);
   }
 
   /**
@@ -321,9 +364,12 @@ export class FramedConnection implements Connection {
     const socket = this.#socket;
     if (!socket.destroyed) {
       if (options.abrupt) {
+        this.#dropPending();
         this.#writes.stop();
         socket.destroy();
       } else {
+        // What was written before the close goes first, then the final frame.
+        this.#flushPending();
         const final = options.finalBytes;
         if (final !== undefined && final.length > 0) this.#writes.write(final);
         this.#writes.stop();
@@ -339,11 +385,18 @@ export class FramedConnection implements Connection {
         }
       }
     } else {
+      this.#dropPending();
       this.#writes.stop();
     }
     const handlers = this.#closeHandlers;
     this.#closeHandlers = [];
     for (const handler of handlers) this.#call('close', () => handler(reason));
+  }
+
+  /** The stream is gone or being destroyed: coalesced frames are dropped, as the stream drops its queue. */
+  #dropPending(): void {
+    this.#pending.length = 0;
+    this.#pendingBytes = 0;
   }
 
   #onSocketClosed(): void {
@@ -367,7 +420,7 @@ export class FramedConnection implements Connection {
   }
 }
 
-/** One framed TCP connection: a FramedConnection over a Node socket (no delay, coalescing by cork/uncork). */
+/** One framed TCP connection: a FramedConnection over a Node socket (no delay, small frames coalesced per turn). */
 export class TcpConnection extends FramedConnection {
   constructor(options: TcpConnectionOptions) {
     options.socket.setNoDelay(true);

@@ -22,6 +22,8 @@ export interface HostProcessOptions {
   env?: Record<string, string | undefined>;
   /** Node flags before the script (--cpu-prof …). */
   nodeArgs?: string[];
+  /** The launcher to run (another tree's bin/feverlink3.js for an A/B against it); this tree's by default. */
+  bin?: string;
 }
 
 export class HostProcess {
@@ -34,7 +36,7 @@ export class HostProcess {
     const env: Record<string, string | undefined> = { ...process.env, FEVERLINK3_LIFELINE: 'stdin', ...o.env };
     for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
     const args = ['host', '--listen', '127.0.0.1:0', '--game', 'none', '--max-players', String(o.maxPlayers)];
-    this.child = spawn(process.execPath, [...(o.nodeArgs ?? []), BIN, ...args, '--session-dir', o.dir], {
+    this.child = spawn(process.execPath, [...(o.nodeArgs ?? []), o.bin ?? BIN, ...args, '--session-dir', o.dir], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env,
     });

@@ -103,3 +103,24 @@ describe('the outbox against a model', () => {
     expect(box.cover(2, 0)).toEqual({ covers: true, messages: ['m3', 'm4', 'm5'] });
   });
 });
+
+describe('an entry shared by several outboxes (one broadcast)', () => {
+  it('each outbox acknowledges, expires and covers on its own; a gap after it changes no other outbox', () => {
+    const a = new Outbox<string>(AGE, 1_000_000);
+    const b = new Outbox<string>(AGE, 1_000_000);
+    for (let counter = 1; counter <= 4; counter++) {
+      const entry = Outbox.entry(`m${counter}`, counter, 10, counter);
+      a.keep(entry, counter);
+      b.keep(entry, counter);
+    }
+    a.acknowledge(2);
+    a.gap(5, 5);
+    a.gap(6, 5);
+    expect(a.cover(2, 5)).toEqual({ covers: false, why: 'a resync save was sent since' });
+    expect(a.cover(6, 5)).toEqual({ covers: true, messages: [] });
+    expect(b.cover(1, 5)).toEqual({ covers: true, messages: ['m2', 'm3', 'm4'] });
+    expect(b.size).toBe(4);
+    expect(b.heldBytes).toBe(40);
+    expect(a.heldBytes).toBe(20);
+  });
+});

@@ -181,4 +181,26 @@ describe('listenTcp / connectTcp', () => {
     if (expected instanceof Error) throw expected;
     expect(Buffer.from(h.records[0]!.frames[0]!.body).equals(Buffer.from(expected.body))).toBe(true);
   });
+
+  it('coalesces the small frames of one turn into one write: order kept, a large frame after them, queuedBytes counts them', async () => {
+    const h = await host({ setup: (r) => r.conn.markJoined() });
+    const raw = await rawClient(h.listener.port);
+    await waitFor(() => h.records.length === 1, 'connection');
+    const conn = h.records[0]!.conn as Connection & { queuedBytes: number };
+    // 40 small frames, one larger than the socket's high-water mark (written at once, after the ones before), 40 more.
+    for (let i = 1; i <= 40; i++) conn.write(numberedFrame(i, 100));
+    expect(conn.queuedBytes).toBeGreaterThan(0);
+    conn.write(numberedFrame(41, 20_000));
+    for (let i = 42; i <= 81; i++) conn.write(numberedFrame(i, 100));
+    const expected = Array.from({ length: 81 }, (_, i) => i + 1);
+    await waitFor(() => new FrameDecoder({ maxLength: 1 << 20 }).push(Buffer.concat(raw.received)).length === 81, 'frames');
+    expect(numbers(new FrameDecoder({ maxLength: 1 << 20 }).push(Buffer.concat(raw.received)))).toEqual(expected);
+    await waitFor(() => conn.queuedBytes === 0, 'queue drained');
+    // A graceful close sends what was written before it, then the final frame; an abrupt one (a reset) drops it.
+    for (let i = 1; i <= 5; i++) conn.write(numberedFrame(i, 50));
+    conn.close('shutdown', frameOfLength(30, 3));
+    await raw.closed;
+    const frames = new FrameDecoder({ maxLength: 1 << 20 }).push(Buffer.concat(raw.received));
+    expect(frames.map((f) => f.header.kind)).toEqual([...expected.map(() => 30), 30, 30, 30, 30, 30, 3]);
+  });
 });
