@@ -1,5 +1,5 @@
 // The host's lockstep chart (spec/lockstep.md; wire-protocol.txt Session 11, PeerClock 12, Clock 31, SpeedRequest
-// 32, Action 50, BuildVeto 52, Permissions; prior-projects §2.6 H1–H8, P1–P4): it keeps the games' clock lines,
+// 32, Action 50, BuildVeto 52, BuildCommit 53, Permissions; prior-projects §2.6 H1–H8, P1–P4): it keeps the games' clock lines,
 // the stamps and the lead, relays clocks and actions in one order, starts the session once every ready game has a
 // clock (a game at another time than the host game's starts as an outsider, for the resync round to load), pauses
 // and changes speed. Time comes in the events (`now`: the host's clock in ms, from the actor's injected clock); no
@@ -31,6 +31,8 @@ import { gameList } from './rules/hostGames.ts';
 import { SPEEDS } from './rules/lockstepTypes.ts';
 import type {
   ActionPayload,
+  BuildCommitPayload,
+  BuildVetoPayload,
   ClockPayload,
   HelloPayload,
   Hop,
@@ -71,6 +73,10 @@ export type LockstepEvent =
   | { type: 'recv.Clock'; from: number; payload: ClockPayload; now: number; wall?: number }
   | { type: 'recv.Action'; from: number; payload: ActionPayload; now: number; wall?: number }
   | { type: 'recv.SpeedRequest'; from: number; payload: SpeedRequestPayload; now: number }
+  /** A game's BuildCommit 53: judged like an Action's stamp, relayed to every game (rules/heldBuilds.ts). */
+  | { type: 'recv.BuildCommit'; from: number; payload: BuildCommitPayload; now: number }
+  /** A game's BuildVeto 52 of another game's held build; `name`: the vetoer's name, set by the host on relay. */
+  | { type: 'recv.BuildVeto'; from: number; payload: BuildVetoPayload; now: number; name?: string }
   | { type: 'cmd.start'; now?: number }
   | { type: 'cmd.pause'; now?: number }
   | { type: 'cmd.speed'; speed: number; now?: number }
@@ -111,6 +117,13 @@ export type LockstepEmitted =
   /** Every Action goes to every game, its origin included: a game applies its own only on the host's copy. */
   | { type: 'send.Action'; to: 'all'; payload: RelayedActionPayload | FlushedPauseAction }
   | { type: 'send.BuildVeto'; to: 'all'; payload: HostBuildVetoPayload }
+  /**
+   * A game's veto of another's held build, with from and name: to every game, the vetoer included (it learns that its
+   * veto decided: a parked build stays parked on the vetoer until then; rules/heldBuilds.ts).
+   */
+  | { type: 'send.BuildVeto'; to: 'all'; payload: BuildVetoPayload }
+  /** A BuildCommit: to every game, its origin included (it applies its own build only on the host's copy). */
+  | { type: 'send.BuildCommit'; to: 'all'; payload: BuildCommitPayload }
   | { type: 'out.waiting'; reason: string }
   /** A game that came back (`game.returned`) reached the host's promise: its stall mark ended, it is caught up. */
   | { type: 'out.caughtUp'; id: number }
@@ -161,6 +174,16 @@ export const lockstepMachine = setup({
     stampRefused: ({ context }, p: { from: number; payload: ActionPayload }) =>
       stampRefusal(context.games[p.from], p.payload) !== undefined,
     replaysClocks: (_, p: { replay: boolean }) => p.replay,
+    commitNotOwner: (_, p: { from: number; payload: BuildCommitPayload }) => p.payload.owner !== p.from,
+    commitBelowStallPromise: ({ context }, p: { from: number; payload: BuildCommitPayload }) => {
+      const mark = context.games[p.from]?.stalled;
+      return mark !== undefined && p.payload.stamp < mark.promise;
+    },
+    commitStampRefused: ({ context }, p: { from: number; payload: BuildCommitPayload }) =>
+      stampRefusal(context.games[p.from], steps.commitAsStamped(p.payload)) !== undefined,
+    commitUnbooked: ({ context }, p: { payload: BuildCommitPayload }) => steps.commitUnbooked(context, p.payload) !== undefined,
+    gameVetoRefused: ({ context }, p: { from: number; payload: BuildVetoPayload }) =>
+      steps.gameVetoRefusal(context, p.from, p.payload) !== undefined,
     belowStallPromise: ({ context }, p: { from: number; payload: ActionPayload }) => {
       const mark = context.games[p.from]?.stalled;
       return mark !== undefined && (p.payload.stamp ?? 0) < mark.promise;
@@ -249,8 +272,22 @@ export const lockstepMachine = setup({
       apply(enqueue, steps.relayClock(context, p.from, p.hop)),
     ),
     relayAction: enqueueActions(({ context, enqueue }, p: RecvParams<ActionPayload>) =>
-      apply(enqueue, steps.onAction(context, p.from, p.payload, p.wall)),
+      apply(enqueue, steps.bookHeld(context, steps.onAction(context, p.from, p.payload, p.wall), p.from, p.payload)),
     ),
+    relayBuildCommit: enqueueActions(({ context, enqueue }, p: RecvParams<BuildCommitPayload>) =>
+      apply(enqueue, steps.onBuildCommit(context, p.from, p.payload)),
+    ),
+    refuseBuild: enqueueActions(({ context, enqueue }, p: { owner: number; seq: number; why: string }) =>
+      apply(enqueue, steps.onBuildRefused(context, p.owner, p.seq, p.why)),
+    ),
+    relayGameVeto: enqueueActions(({ context, enqueue }, p: RecvParams<BuildVetoPayload> & { name?: string | undefined }) =>
+      apply(enqueue, steps.onGameVeto(context, p.from, p.payload, p.name ?? `player ${p.from}`)),
+    ),
+    dropBuildMessage: enqueueActions(
+      ({ context, enqueue }, p: { kind: 'BuildVeto' | 'BuildCommit'; from: number; payload: { owner: number; seq: number }; why: string }) =>
+        apply(enqueue, steps.onBuildMessageDropped(context, p.kind, p.from, p.payload, p.why)),
+    ),
+    expireBuilds: enqueueActions(({ context, enqueue }) => apply(enqueue, steps.expireBuilds(context))),
     // A pause action goes to the pause order (numbered, held, flushed at once while running) unless it would not
     // fit a frame once flushed.
     holdPause: enqueueActions(({ context, enqueue }, p: RecvParams<ActionPayload>) => {
@@ -478,6 +515,75 @@ export const lockstepMachine = setup({
       },
       { actions: ['observeNow', { type: 'relayAction', params: ({ event }) => event }] },
     ],
+    'recv.BuildCommit': [
+      // A commit names its own build only: one naming another game's build is dropped (no veto: it cannot cancel it).
+      {
+        guard: { type: 'commitNotOwner', params: ({ event }) => event },
+        actions: [
+          'observeNow',
+          {
+            type: 'dropBuildMessage',
+            params: ({ event }) => ({ kind: 'BuildCommit' as const, from: event.from, payload: event.payload, why: 'not its own build' }),
+          },
+        ],
+      },
+      // Refused with the host's veto on every game, never just dropped: the originator holds its command until then.
+      {
+        guard: { type: 'fromStranger', params: ({ event }) => event },
+        actions: ['observeNow', { type: 'refuseBuild', params: ({ event }) => commitVeto(event, 'the game is not ready') }],
+      },
+      {
+        guard: { type: 'fromOutsider', params: ({ event }) => event },
+        actions: [
+          'observeNow',
+          { type: 'refuseBuild', params: ({ event }) => commitVeto(event, "the game's world is not the session's yet") },
+        ],
+      },
+      {
+        guard: { type: 'commitBelowStallPromise', params: ({ event }) => event },
+        actions: [
+          'observeNow',
+          { type: 'refuseBuild', params: ({ event }) => commitVeto(event, 'stamped below the host promise for the stalled game') },
+        ],
+      },
+      {
+        guard: { type: 'commitStampRefused', params: ({ event }) => event },
+        actions: [
+          'observeNow',
+          {
+            type: 'refuseBuild',
+            params: ({ context, event }) =>
+              commitVeto(event, stampRefusal(context.games[event.from], steps.commitAsStamped(event.payload))!),
+          },
+        ],
+      },
+      {
+        guard: { type: 'commitUnbooked', params: ({ event }) => event },
+        actions: [
+          'observeNow',
+          { type: 'refuseBuild', params: ({ context, event }) => commitVeto(event, steps.commitUnbooked(context, event.payload)!) },
+        ],
+      },
+      { actions: ['observeNow', { type: 'relayBuildCommit', params: ({ event }) => event }] },
+    ],
+    'recv.BuildVeto': [
+      {
+        guard: { type: 'gameVetoRefused', params: ({ event }) => event },
+        actions: [
+          'observeNow',
+          {
+            type: 'dropBuildMessage',
+            params: ({ context, event }) => ({
+              kind: 'BuildVeto' as const,
+              from: event.from,
+              payload: event.payload,
+              why: steps.gameVetoRefusal(context, event.from, event.payload)!,
+            }),
+          },
+        ],
+      },
+      { actions: ['observeNow', { type: 'relayGameVeto', params: ({ event }) => event }] },
+    ],
     'recv.SpeedRequest': [
       {
         guard: { type: 'speedForbidden', params: ({ event }) => event },
@@ -594,7 +700,7 @@ export const lockstepMachine = setup({
             ],
           },
         ],
-        tick: { actions: ['observeNow', 'tickPacing'] },
+        tick: { actions: ['observeNow', 'expireBuilds', 'tickPacing'] },
       },
     },
     Paused: {
@@ -616,7 +722,7 @@ export const lockstepMachine = setup({
             ],
           },
         ],
-        tick: { actions: ['observeNow', 'tickPauseOrder'] },
+        tick: { actions: ['observeNow', 'expireBuilds', 'tickPauseOrder'] },
       },
     },
   },
@@ -629,6 +735,11 @@ function apply(
 ): void {
   if (Object.keys(patch).length > 0) enqueue.assign(patch);
   for (const event of out) enqueue.emit(event);
+}
+
+/** The host's refusal of a BuildCommit: its build (owner:seq) is refused on every game. */
+function commitVeto(event: { payload: BuildCommitPayload }, why: string) {
+  return { owner: event.payload.owner, seq: event.payload.seq, why };
 }
 
 function veto(event: { from: number; payload: ActionPayload }, why: string) {

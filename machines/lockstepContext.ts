@@ -5,6 +5,7 @@
 import type { Games, SessionState } from './rules/lockstep.ts';
 import type { PermissionsPayload, Speed, StartApart } from './rules/lockstepTypes.ts';
 import type { InFlight } from './rules/inFlight.ts';
+import type { BuildBook } from './rules/heldBuilds.ts';
 
 export interface LockstepSession extends SessionState {
   /** The session has run since it started (a pause in a never-ran session stops at the host's game's t). */
@@ -62,4 +63,9 @@ export interface LockstepContext {
    * round at once (`START_ROUND_REASON`). Absent after a start at one time.
    */
   startApart?: StartApart;
+  /**
+   * The held strict builds relayed whose fate is still open (rules/heldBuilds.ts): a game's veto is relayed only for
+   * one of them, in time; a parked one waits 10 s for its BuildCommit. Absent = none.
+   */
+  builds?: BuildBook;
 }

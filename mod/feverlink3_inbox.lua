@@ -106,6 +106,72 @@ local function enqueue(S, item, what)
   return false, 'duplicate ' .. what
 end
 
+-- The dry run of a held strict build (spec architecture §6 "Veto-only validation"): engine.dryRun(body), optional,
+-- answers like engine.apply (ok, class, detail, or one table) without changing the world. nil = it could be built (or
+-- the engine cannot tell: silence means yes); otherwise the first cause.
+local function dryRunProblem(S, body)
+  if type(body) ~= 'table' then return nil end
+  local has, fn = pcall(function() return S.engine.dryRun end)
+  if not has or type(fn) ~= 'function' then return nil end
+  local ok, r1, r2, r3 = pcall(fn, body)
+  if not ok then return nil end
+  if type(r1) == 'table' or type(r1) == 'userdata' then
+    local readable, a, _, d = pcall(function() return r1.ok, r1.class, r1.detail end)
+    if not readable then return nil end
+    r1, r3 = a, d
+  end
+  if r1 then return nil end
+  return oneLine(r3 ~= nil and r3 or r2 or 'cannot be built here', 300)
+end
+
+local function sendVeto(S, item, why)
+  S.outbox:add('BuildVeto', { seq = item.seq, owner = item.from, why = why })
+end
+
+-- A peer's held build (body.held) queued here: dry-run once the frame's lines are read (M.judge); a veto only while
+-- this game's promise has not passed its stamp (S.safe <= stamp: no game may apply the stamp before it reads this
+-- game's later Clock, which follows the veto), and then it is dropped here at once (the host relays a veto in time to
+-- every game; rules/heldBuilds.ts). A veto any later could reach a game after it applied the build: the build goes on,
+-- logged. Nor does a game veto while the host may pace the others to its promise instead of this game's (listed in
+-- Session.stalled, or a peer stands at or past this game's promise, which is what a stall mark starts from): the
+-- host drops such a veto once its promise passed the stamp, and this game would be the one without the build.
+local function judgeHeld(S, item)
+  local why = dryRunProblem(S, item.body)
+  if why == nil then return end
+  local key = apply.key(item)
+  local held
+  if S.stalledIds and S.stalledIds[S.id] then held = 'this game is listed stalled' end
+  for id, peer in pairs(S.peers) do
+    if held == nil and not peer.stalled and peer.t ~= nil and S.safe > 0 and peer.t >= S.safe then
+      held = 'peer ' .. n(id) .. ' stands at this game\'s promise ' .. n(S.safe)
+    end
+  end
+  if held ~= nil then
+    log.warn('held build ' .. key .. ' cannot be built here (' .. why .. ') but ' .. held .. ': no veto (the host could '
+      .. 'drop it), applied at its stamp as on every game')
+    return
+  end
+  if S.safe > item.stamp then
+    log.warn('held build ' .. key .. ' cannot be built here (' .. why .. ') but this game promised ' .. n(S.safe)
+      .. ', past its stamp ' .. n(item.stamp) .. ': too late to veto, applied at its stamp as on every game')
+    return
+  end
+  sendVeto(S, item, why)
+  S.queue:remove(item.from, item.seq)
+  apply.refuse(S, item, 'module', 'vetoed by this game: ' .. why)
+end
+
+-- A peer's parked build (body.commit): dry-run at once; a veto keeps it parked here until the veto comes back from the
+-- host (then it is dropped as on every game) or its BuildCommit comes first (the host relayed that first: the veto
+-- lost, it is applied as on every game).
+local function judgeParked(S, item)
+  local why = dryRunProblem(S, item.body)
+  if why == nil then return end
+  item.vetoed = true
+  sendVeto(S, item, why)
+  log.info('vetoed parked ' .. apply.key(item) .. ': ' .. why .. ' (parked until the host relays the veto or the commit)')
+end
+
 local H = {}
 
 -- ChecksumRequest 15 and Authority 16: the checksum rounds (feverlink3_checksum.lua).
@@ -217,6 +283,7 @@ function H.Action(S, p, t)
     end
     item.kind, item.stamp, item.pauseSeq, item.pauseUpto = 'flush', stamp, pauseSeq, upto
     if pauseSeq > S.pauseRead then S.pauseRead = pauseSeq end
+    if S.flushStamp == nil or stamp > S.flushStamp then S.flushStamp = stamp end
     local queued, problem = enqueue(S, item, 'Action ' .. key)
     if not queued then return problem end
     log.info('pause order: ' .. key .. ' pauseSeq ' .. n(pauseSeq) .. ' of ' .. n(upto) .. ' at ' .. n(stamp)
@@ -238,12 +305,29 @@ function H.Action(S, p, t)
     end
     park(S, key, item)
     log.info('parked ' .. key .. ' until its BuildCommit')
+    judgeParked(S, item)
     return
   end
   local queued, problem = enqueue(S, item, 'Action ' .. key)
   if not queued then return problem end
   log.info('MARGIN ' .. key .. ' stamp ' .. n(stamp) .. ' t ' .. n(t) .. ' margin ' .. n(stamp - t) .. ' game-ms')
   rules.noteMargin(S.margins, stamp - t)
+  if body and body.held == true then
+    S.toJudge = S.toJudge or {}
+    S.toJudge[#S.toJudge + 1] = item
+  end
+end
+
+--- The peers' held builds read in this frame, judged once every line of the frame is read (the Session and clocks
+-- after a record count: a game reading a backlog learns there that it is stalled). Called by the session before it
+-- applies anything standing.
+function M.judge(S)
+  local items = S.toJudge
+  if items == nil then return end
+  S.toJudge = nil
+  for _, item in ipairs(items) do
+    if S.queue:find(item.from, item.seq) == item then judgeHeld(S, item) end
+  end
 end
 
 -- BuildCommit 53 {seq, owner, stamp, from}: the parked build owner:seq is applied at stamp.
@@ -251,8 +335,21 @@ function H.BuildCommit(S, p)
   local owner, seq, stamp = playerId(p.owner), int(p.seq, 1), int(p.stamp)
   if not owner or not seq or not stamp then return 'BuildCommit without a valid owner, seq and stamp' end
   local key = n(owner) .. ':' .. n(seq)
+  if owner == S.id then
+    -- the host's copy of this game's own BuildCommit: its queued item is applied from now on (as an own Action's)
+    local mine = S.queue:find(owner, seq)
+    if mine == nil or mine.kind ~= 'commit' or not mine.unconfirmed then
+      log.debug('own BuildCommit ' .. key .. ' came back (not waiting here): ignored')
+      return
+    end
+    mine.unconfirmed = nil
+    if mine.stamp ~= stamp then S.queue:restamp(mine, stamp) end
+    log.info('own BuildCommit ' .. key .. ' confirmed by the host at ' .. n(stamp))
+    return
+  end
   local item = unpark(S, key)
   if not item then return 'BuildCommit for ' .. key .. ' that is not parked here' end
+  if item.vetoed then log.info('BuildCommit ' .. key .. ' came before this game\'s veto: the veto lost, applied') end
   item.kind, item.stamp = 'commit', stamp
   local queued, problem = enqueue(S, item, 'BuildCommit ' .. key)
   if not queued then return problem end
@@ -266,7 +363,18 @@ function H.BuildVeto(S, p)
   local key = n(owner) .. ':' .. n(seq)
   local by = p.host == true and 'the host' or oneLine(p.name or ('player ' .. n(p.from or -1)), 64)
   local detail = 'vetoed by ' .. by .. ': ' .. oneLine(p.why, 300)
+  local h = S.holding
+  if owner == S.id and h ~= nil and h.seq == seq then
+    -- this game's held build of the pause, not committed yet: cancelled here as on every game
+    S.holding, S.need = nil, nil
+    apply.refuse(S, { from = owner, seq = seq }, 'module', detail)
+    return
+  end
   local item = unpark(S, key) or S.queue:remove(owner, seq)
+  if not item and p.host ~= true and playerId(p.from) == S.id then
+    log.debug('own BuildVeto of ' .. key .. ' came back (dropped here when vetoed)')
+    return
+  end
   if not item then
     log.warn('BuildVeto for ' .. key .. ' that is not queued here (already applied or unknown): ' .. detail)
     return

@@ -45,6 +45,43 @@ function M.stamp(t, safe, ahead)
   return M.promise(safe, t, ahead)
 end
 
+--- The stamp of a held strict build made while running (spec architecture §6, lockstep.md "The host's stamps"): an
+-- ordinary stamp plus max(1, floor(ahead / 2)) steps, so that a peer's veto, which travels peer, host, everyone, is
+-- back before it.
+function M.heldStamp(t, safe, ahead)
+  local extra = math.max(1, floor((ahead or M.DEFAULT_AHEAD) / 2))
+  return M.stamp(t, safe, ahead) + extra * M.STEP
+end
+
+--- The stamp of a BuildCommit made in a pause (lockstep.md "Pause, speed and the pause order"): the furthest stop the
+-- originator knows (its own t and its pacing peers' t), never below the last flush stamp it has read.
+function M.commitStamp(t, peers, flushStamp)
+  local s = t
+  for _, peer in pairs(peers or {}) do
+    if not peer.stalled and not peer.left and peer.t ~= nil and peer.t > s then s = peer.t end
+  end
+  if flushStamp ~= nil and flushStamp > s then s = flushStamp end
+  return s
+end
+
+--- The real-time grace (wall ms) a held build made in a pause waits for vetoes before its BuildCommit (architecture
+-- §6: max(250 ms, 2 x round trip + dry run + margin), at most 1500 ms, the round trip read from the lead): the lead
+-- covers round trip + 2 clock intervals + 100 ms at the run speed, so round trip ~ ahead * STEP / speed - 300.
+function M.commitGrace(ahead, speed)
+  local rtt = math.max(0, (ahead or M.DEFAULT_AHEAD) * M.STEP / math.max(1, speed or 1) - 300)
+  return math.max(250, math.min(1500, 2 * rtt + 100))
+end
+
+--- Every pacing peer stands at its pause stop: its t is at or past pauseAt (games stop exactly at pauseAt; one that
+-- was past it when the pause came stands where it was).
+function M.peersStopped(peers, pauseAt)
+  if pauseAt == nil then return false end
+  for _, peer in pairs(peers or {}) do
+    if not peer.stalled and not peer.left and peer.t ~= nil and peer.t < pauseAt then return false end
+  end
+  return true
+end
+
 local function minOpt(a, b)
   if a == nil then return b end
   if b == nil then return a end

@@ -23,17 +23,21 @@ M.CLOCK_INTERVAL_MS = 100
 M.HEARTBEAT_MS = 1000
 --- How often identity.txt is looked at again: a new `start=` means a new launcher session in this folder.
 M.IDENTITY_CHECK_MS = 1000
+--- A held build made in a pause that could not be committed in this long (wall ms) is given up here: no BuildCommit,
+-- its need dropped; the host refuses it on every game 10 s after its record (machines/rules/heldBuilds.ts).
+M.HOLD_GIVE_UP_MS = 9000
 --- A game standing this long (wall ms) at the stamp of an own action whose copy the host has not sent back says so
 -- once in mod.log (the copy comes within the round trip the lead covers; one that never comes holds the game there).
 M.UNCONFIRMED_LOG_MS = 2000
 
 local S -- the state of this Lua state's session
+local commitHeld -- defined below
 
 local function fresh()
   return {
     active = false, engine = nil, id = nil, name = nil, role = nil,
     started = false, sessionSpeed = 0, pauseAt = nil, stalledIds = {},
-    ahead = rules.DEFAULT_AHEAD, safe = 0, need = nil,
+    ahead = rules.DEFAULT_AHEAD, safe = 0, need = nil, holding = nil, flushStamp = nil,
     seq = 0, late = 0, pauseRead = 0, margins = {},
     peers = {}, left = {}, parked = {}, parkedCount = {}, parkedTotal = 0, permissions = nil,
     queue = Queue.new(), outbox = Outbox.new(), held = false, dropped = 0,
@@ -155,6 +159,16 @@ function M.init()
   return true
 end
 
+-- The hop of an Action this mod writes (spec "Latency stamps", logs only): g = the game's wall clock, ms since 1970,
+-- from the optional engine.wallClock(); nothing without it (the mod has no wall clock of its own: os.clock counts
+-- from the process start).
+local function hop()
+  local ok, w = pcall(function() return S.engine.wallClock() end)
+  if ok and type(w) == 'number' and w == w and w > 0 and w < 1e14 then return { g = math.floor(w) } end
+  return nil
+end
+M.hop = function() return hop() end
+
 local function flushItems()
   return S.queue:ofKind('flush')
 end
@@ -228,6 +242,52 @@ local function maybeClock(t)
   S.lastClockWall = now
 end
 
+local function pausedStanding(t)
+  return S.started and S.pauseAt ~= nil and t >= S.pauseAt
+end
+
+-- Queues this game's own BuildCommit item: applied at its stamp only with the host's copy (feverlink3_inbox.lua).
+local function sendCommit(h, stamp, t)
+  if not S.outbox:add('BuildCommit', { seq = h.seq, owner = S.id, stamp = stamp }) then
+    log.error('BuildCommit ' .. n(S.id) .. ':' .. n(h.seq) .. ' could not be written: given up (the host refuses it)')
+    return
+  end
+  local ok, why = S.queue:push({ kind = 'commit', stamp = stamp, from = S.id, seq = h.seq, body = h.body,
+    category = h.category, unconfirmed = true })
+  if not ok then log.error('own BuildCommit ' .. n(S.id) .. ':' .. n(h.seq) .. ' not queued: ' .. tostring(why)) end
+  log.info('BuildCommit ' .. n(S.id) .. ':' .. n(h.seq) .. ' sent at ' .. n(stamp) .. ' (t ' .. n(t) .. ')')
+end
+
+--- The held build made in a pause (S.holding), once per frame before the Clock line: its need follows the furthest
+-- stop known; after the grace, once every pacing peer stands at its stop and the Clock carrying the need went out,
+-- the BuildCommit at that stamp (unpaused meanwhile: at an ordinary stamp); given up after HOLD_GIVE_UP_MS. A veto
+-- (feverlink3_inbox.lua) ends it first. The BuildCommit is written before the Clock that drops the need.
+commitHeld = function(t)
+  local h = S.holding
+  if h == nil then return end
+  local now = link.wallMs()
+  if now - h.since >= M.HOLD_GIVE_UP_MS then
+    log.warn('held build ' .. n(S.id) .. ':' .. n(h.seq) .. ' not committed in ' .. n(now - h.since)
+      .. ' ms: given up (the host refuses it on every game)')
+    S.holding, S.need = nil, nil
+    return
+  end
+  if not pausedStanding(t) then
+    sendCommit(h, rules.stamp(t, S.safe, S.ahead), t)
+    S.holding, S.need = nil, nil
+    return
+  end
+  local stamp = rules.commitStamp(t, S.peers, S.flushStamp)
+  if S.need == nil or stamp > S.need then
+    S.need = stamp -- announced first; the commit waits for a frame after the Clock that carries it
+    return
+  end
+  if now - h.since < h.grace or not rules.peersStopped(S.peers, S.pauseAt) then return end
+  if S.lastClock == nil or S.lastClock.need ~= S.need then return end
+  sendCommit(h, S.need, t)
+  S.holding, S.need = nil, nil
+end
+
 -- After a reload that continues (feverlink3_resume.lua): once reading reaches what the previous Lua state had read
 -- (the line at `pos` or the read position), what it applied is taken out of the queue, unapplied.
 local function endBacklog(pos)
@@ -263,10 +323,12 @@ local function frameBody()
     S.engine.setLimit(t)
     return
   end
+  inbox.judge(S) -- the peers' held builds read so far: dry run, veto (feverlink3_inbox.lua)
   applyStanding(t)
   resync.saveDue(S) -- a ResyncSave read in this frame: the world as it stands after the standing items
   updatePace(t)
   checksum.standing(S, t) -- a paused round, once the world stands still
+  commitHeld(t)
   maybeClock(t)
 end
 
@@ -346,7 +408,12 @@ function M.beforeStep(t)
 end
 
 --- A local command before the game applies it: true = the mod carries it (stamped, sent, applied at the stamp).
-function M.command(cmd, category)
+-- strict = true: a held strict build (spec architecture §6, lockstep.md): running, its record carries held = true and
+-- a stamp max(1, ahead/2) steps further (peers dry-run it and may veto); standing in a pause, its record carries
+-- commit = true (peers park it), its stamp is this game's `need` on every Clock, and after a grace the BuildCommit
+-- makes every game apply it (feverlink3_session.commitHeld). One held build in a pause at a time: another strict
+-- command meanwhile is carried as an ordinary one.
+function M.command(cmd, category, strict)
   if not S.active then return false end
   local text, err = json.encode(cmd)
   if type(cmd) ~= 'table' or not text then
@@ -366,8 +433,24 @@ function M.command(cmd, category)
   end
   local t = S.engine.time()
   local seq = S.seq + 1
-  if S.started and S.pauseAt ~= nil and t >= S.pauseAt then
-    if not S.outbox:add('Action', { seq = seq, body = body, category = category, pause = true }) then
+  strict = strict == true and type(body) == 'table' and getmetatable(body) ~= json.ARRAY
+  if strict and S.started and pausedStanding(t) and S.holding == nil then
+    body.commit = true
+    local stamp = rules.stamp(t, S.safe, S.ahead)
+    if not S.outbox:add('Action', { stamp = stamp, seq = seq, body = body, category = category, hop = hop() }) then
+      S.dropped = S.dropped + 1
+      return true
+    end
+    S.seq = seq
+    S.holding = { seq = seq, body = body, category = category, since = link.wallMs(),
+      grace = rules.commitGrace(S.ahead, S.runSpeed) }
+    S.need = rules.commitStamp(t, S.peers, S.flushStamp)
+    log.info('held build ' .. n(S.id) .. ':' .. n(seq) .. ' made in the pause at t ' .. n(t) .. ': parked by the peers, '
+      .. 'committed at ' .. n(S.need) .. ' after ' .. n(S.holding.grace) .. ' ms without a veto')
+    return true
+  end
+  if pausedStanding(t) then
+    if not S.outbox:add('Action', { seq = seq, body = body, category = category, pause = true, hop = hop() }) then
       S.dropped = S.dropped + 1
       return true -- refused by the outbox (logged there): dropped on every game alike
     end
@@ -376,7 +459,11 @@ function M.command(cmd, category)
     return true
   end
   local stamp = rules.stamp(t, S.safe, S.ahead)
-  if not S.outbox:add('Action', { stamp = stamp, seq = seq, body = body, category = category }) then
+  if strict and S.started then
+    body.held = true
+    stamp = rules.heldStamp(t, S.safe, S.ahead)
+  end
+  if not S.outbox:add('Action', { stamp = stamp, seq = seq, body = body, category = category, hop = hop() }) then
     S.dropped = S.dropped + 1
     return true -- refused by the outbox (logged there): not queued here either, so dropped on every game alike
   end
@@ -427,6 +514,7 @@ function M.status()
     late = S.late, queued = S.queue:size(), seq = S.seq, pause = S.pauseRead, margin = rules.smallestMargin(S.margins),
     outbox = S.outbox:size(), outboxDropped = S.outbox:stats().dropped, appendFailures = S.outbox:stats().failures,
     held = S.held, parked = S.parkedTotal, dropped = S.dropped, unconfirmed = unconfirmedCount(),
+    need = S.need, holding = S.holding and S.holding.seq or nil,
   }
 end
 

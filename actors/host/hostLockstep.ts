@@ -1,7 +1,8 @@
 // The host's lockstep actor: runs the lockstep chart (machines/lockstep.ts) beside the HostSession. It feeds
-// the chart the games' Hello, Clock, Action and SpeedRequest with the host's clock, the roster changes, the
-// round trips and permissions, ticks it, and sends what the chart emits through the session's one ordered
-// path per receiver (spec lockstep.md; wire-protocol.txt Session 11, PeerClock 12, Action 50).
+// the chart the games' Hello, Clock, Action, SpeedRequest, BuildCommit and BuildVeto (with the vetoer's name) with
+// the host's clock, the roster changes, the round trips and permissions, ticks it, and sends what the chart emits
+// through the session's one ordered path per receiver (spec lockstep.md; wire-protocol.txt Session 11, PeerClock 12,
+// Action 50, BuildVeto 52, BuildCommit 53).
 //
 // The actor (systemId `lockstep`) has children of its own: the pause order (`pauseOrder`) and one pacing chart
 // per game (`pacing:<id>`). They report to it, and every wire message and log line still leaves through its
@@ -82,6 +83,7 @@ export function attachLockstep(
   on('send.PeerClock', (e) => host.broadcast('PeerClock', e.payload, e.except));
   on('send.Action', (e) => host.broadcast('Action', e.payload));
   on('send.BuildVeto', (e) => host.broadcast('BuildVeto', e.payload));
+  on('send.BuildCommit', (e) => host.broadcast('BuildCommit', e.payload));
   on('out.waiting', (e) => {
     if (e.reason !== waitingReason) log({ msg: 'session start waits', reason: e.reason });
     waitingReason = e.reason;
@@ -126,6 +128,11 @@ export function attachLockstep(
         } else if (message.kind === 'Clock') actor.send({ type: 'recv.Clock', from, payload: message.payload, now, wall: ports.wallClock() });
         else if (message.kind === 'Action') actor.send({ type: 'recv.Action', from, payload: message.payload, now, wall: ports.wallClock() });
         else if (message.kind === 'SpeedRequest') actor.send({ type: 'recv.SpeedRequest', from, payload: message.payload, now });
+        else if (message.kind === 'BuildCommit') actor.send({ type: 'recv.BuildCommit', from, payload: message.payload, now });
+        else if (message.kind === 'BuildVeto') {
+          const name = host.players().find((p) => p.id === from)?.name;
+          actor.send({ type: 'recv.BuildVeto', from, payload: message.payload, now, ...(name === undefined ? {} : { name }) });
+        }
         return;
       }
       case 'joined':

@@ -10,7 +10,15 @@ export interface BotOptions {
   readonly seed: number;
   /** Commands per minute of the time given to tick(); 0 = never. */
   readonly ratePerMin: number;
+  /**
+   * The share (0..1) of its build commands (roads, tracks, constructions, bulldozing: the strict tools of
+   * architecture.txt) issued as held strict builds; drawn from a stream of its own, so the commands stay the same.
+   */
+  readonly strictShare?: number;
 }
+
+/** The commands the game's strict mode holds (construction tools and the bulldozer). */
+export const STRICT_TYPES: ReadonlySet<Command['type']> = new Set(['buildRoad', 'buildTrack', 'buildConstruction', 'bulldoze']);
 
 type Action = 'road' | 'track' | 'construction' | 'line' | 'vehicle' | 'sell' | 'bulldoze' | 'spend' | 'loan';
 const WEIGHTS: readonly (readonly [Action, number])[] = [
@@ -27,10 +35,14 @@ export class Bot {
   readonly rng: Rng;
   readonly ratePerMin: number;
   private wait: number;
+  private readonly strictShare: number;
+  private readonly strictRng: Rng;
 
   constructor(options: BotOptions) {
     this.rng = new Rng(hashInts(options.seed >>> 0, 0xb07));
     this.ratePerMin = options.ratePerMin;
+    this.strictShare = options.strictShare ?? 0;
+    this.strictRng = new Rng(hashInts(options.seed >>> 0, 0xb11d));
     this.wait = this.interval();
   }
 
@@ -53,6 +65,12 @@ export class Bot {
     }
     if (this.wait <= 0) this.wait = this.interval();
     return out;
+  }
+
+  /** Whether `cmd` goes out as a held strict build (a build command, with the chance of `strictShare`). */
+  strict(cmd: Command): boolean {
+    if (!(this.strictShare > 0) || !STRICT_TYPES.has(cmd.type)) return false;
+    return this.strictRng.chance(this.strictShare);
   }
 
   /** One command for the world as it stands. */

@@ -42,6 +42,8 @@ export interface SimGameOptions {
   /** Filler bytes after the world in every save (benches: a big resync); default FEVERLINK3_SIM_SAVE_PADDING or 0. */
   readonly savePaddingBytes?: number;
   readonly log?: (level: 'info' | 'warn' | 'error', text: string) => void;
+  /** The game's wall clock, ms since 1970 (engine.wallClock, the hop's `g`); none without it. */
+  readonly wallClock?: () => number;
 }
 
 /** The game: the world, its clock and limit, the bots, and the mod's hooks. */
@@ -55,6 +57,8 @@ export class SimGame implements EngineBackend {
   private readonly savesDir: string;
   private readonly savePaddingBytes: number;
   private readonly log: NonNullable<SimGameOptions['log']>;
+  /** engine.wallClock: ms since 1970, only when the options give a clock (the hop's `g`). */
+  readonly wallClock?: () => number;
   private wanted: Speed;
   private limit: number | null = null;
   private acc = 0;
@@ -84,6 +88,15 @@ export class SimGame implements EngineBackend {
     this.savesDir = options.savesDir ?? '.';
     this.savePaddingBytes = options.savePaddingBytes ?? paddingFromEnv();
     this.log = options.log ?? ((level, text) => console.error(`[simgame ${level}] ${text}`));
+    if (options.wallClock !== undefined) this.wallClock = options.wallClock;
+  }
+
+  /**
+   * engine.dryRun (a held strict build's dry run on a peer): the command applied to a copy of the world, which is
+   * thrown away; this world, its counters and its ids stay as they were.
+   */
+  dryRun(cmd: unknown): ApplyResult {
+    return applyCommand(structuredClone(this.world), cmd);
   }
 
   /** Stops (or restarts) the bots: the players stop clicking (a simulator's session winding down). */
@@ -237,9 +250,12 @@ export class SimGame implements EngineBackend {
     return may;
   }
 
-  /** A local command: offered to the mod first; applied now only when the mod does not take it. */
-  issue(cmd: Command): void {
-    if (this.mod?.command(cmd, CATEGORY[cmd.type]) === true) {
+  /**
+   * A local command: offered to the mod first; applied now only when the mod does not take it. strict: a held strict
+   * build (the construction tools and the bulldozer in the game: the mod holds it, peers dry-run it).
+   */
+  issue(cmd: Command, strict = false): void {
+    if (this.mod?.command(cmd, CATEGORY[cmd.type], strict) === true) {
       this.actions += 1;
       return;
     }
@@ -256,7 +272,7 @@ export class SimGame implements EngineBackend {
     const dt = wall * this.throttle;
     if (this.bots.length > 0 && !this.botsStopped && this.botsMayAct()) {
       for (const bot of this.bots) {
-        for (const cmd of bot.tick(this.world, dt, () => this.newKey())) this.issue(cmd);
+        for (const cmd of bot.tick(this.world, dt, () => this.newKey())) this.issue(cmd, bot.strict(cmd));
       }
     }
     this.mod?.frame();

@@ -33,14 +33,18 @@ export interface EngineBackend {
   save(name: string): { ok: boolean; detail: string };
   load(name: string): { ok: boolean; detail: string };
   notify(level: string, text: string): void;
+  /** Optional: would `cmd` apply now? Answers like apply, changes nothing (a held strict build's dry run). */
+  dryRun?(cmd: unknown): ApplyResult;
+  /** Optional: the game's wall clock, ms since 1970 (the hop's `g`). */
+  wallClock?(): number;
 }
 
 /** The mod's callbacks as the game loop calls them (ENGINE.md §3). */
 export interface ModHooks {
   frame(): void;
   beforeStep(t: number): void;
-  /** True: the mod took the command (the game must not apply it now). */
-  command(cmd: unknown, category: string): boolean;
+  /** True: the mod took the command (the game must not apply it now). strict: a held strict build (ENGINE.md §3). */
+  command(cmd: unknown, category: string, strict?: boolean): boolean;
   /** The mod's status table, or null when it has none. */
   status(): Record<string, unknown> | null;
 }
@@ -178,8 +182,8 @@ export class LuaHost implements ModHooks {
     this.call('beforeStep', t);
   }
 
-  command(cmd: unknown, category: string): boolean {
-    const r = this.call('command', cmd, category);
+  command(cmd: unknown, category: string, strict = false): boolean {
+    const r = strict ? this.call('command', cmd, category, true) : this.call('command', cmd, category);
     return r.ok && r.value === true;
   }
 
@@ -247,5 +251,14 @@ function engineTable(engine: EngineBackend): Record<string, unknown> {
       return LuaMultiReturn.from([r.ok, r.detail]);
     },
     notify: (level: unknown, text: unknown) => engine.notify(String(level), String(text)),
+    ...(engine.dryRun
+      ? {
+          dryRun: (cmd: unknown) => {
+            const r = engine.dryRun!(cmd);
+            return LuaMultiReturn.from(r.ok ? [true] : [false, r.class, r.detail]);
+          },
+        }
+      : {}),
+    ...(engine.wallClock ? { wallClock: () => engine.wallClock!() } : {}),
   };
 }

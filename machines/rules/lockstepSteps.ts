@@ -25,6 +25,8 @@ import { pauseAtFor, returnGame, startCheck } from './lockstep.ts';
 import type { StartCheck } from './lockstep.ts';
 import type {
   ActionPayload,
+  BuildCommitPayload,
+  BuildVetoPayload,
   ClockPayload,
   GameView,
   HelloPayload,
@@ -40,6 +42,8 @@ import { inFlightRefusal, record, settle } from './inFlight.ts';
 import { LIMITS } from '../../protocol/messages/index.ts';
 import { hostVeto, peerClockOf, relayedAction, sessionPayloadOf } from './relay.ts';
 import { futureStamp, maxClock } from './stamps.ts';
+import { PARKED_COMMIT_MS, book, buildKey, expire, heldKindOf, unbook, vetoLateness } from './heldBuilds.ts';
+import type { BookedBuild } from './heldBuilds.ts';
 
 type Ctx = LockstepContext;
 type Out = LockstepEmitted;
@@ -473,4 +477,99 @@ export function latestPeerClocks(context: Ctx): { type: 'send.PeerClock'; to: 'a
     if (payload) out.push({ type: 'send.PeerClock', to: 'allBut', except: game.id, payload });
   }
   return out;
+}
+
+// Held strict builds (wire-protocol.txt BuildVeto 52, BuildCommit 53, "Who may send what"; rules/heldBuilds.ts).
+
+/** A BuildCommit as the stamp rules read it (rules/screen.ts `stampRefusal` reads only the stamp). */
+export const commitAsStamped = (payload: BuildCommitPayload): ActionPayload => ({ stamp: payload.stamp, seq: payload.seq, body: null });
+
+/**
+ * After an Action was relayed (`relayed`, the step of `onAction`): a held strict build (`body.held`) or a parked one
+ * (`body.commit`) is booked, so that a game's veto and its BuildCommit can be judged. An Action that was refused
+ * instead is not booked.
+ */
+export function bookHeld(context: Ctx, relayed: Step, from: number, payload: ActionPayload): Step {
+  const kind = heldKindOf(payload);
+  if (kind === undefined || payload.stamp === undefined) return relayed;
+  if (!relayed.out.some((e) => e.type === 'send.Action')) return relayed;
+  const entry: BookedBuild = { owner: from, seq: payload.seq, stamp: payload.stamp, parked: kind === 'parked', since: context.now };
+  const made = book(context.builds ?? {}, entry);
+  const out = made.evicted === undefined ? relayed.out
+    : [...relayed.out, log({ msg: 'held build forgotten: too many open', owner: made.evicted.owner, seq: made.evicted.seq })];
+  return step({ ...relayed.patch, builds: made.book }, out);
+}
+
+/**
+ * A BuildCommit the host accepted (its owner, ready, in the session's world, stamped at or above its promise or at
+ * its announced `need`, of a parked build still booked): relayed with `from` to every game, its origin included.
+ * The origin applies its own build only on this copy, as it does its own Action (docs/DECISIONS.md "BuildCommit goes
+ * to its origin too"): a host veto that crossed the commit (the 10 s rule, a stall) then reaches every game in the
+ * same order relative to it.
+ */
+export function onBuildCommit(context: Ctx, from: number, payload: BuildCommitPayload): Step {
+  const relayed: BuildCommitPayload = { seq: payload.seq, owner: payload.owner, stamp: payload.stamp, from };
+  const builds = unbook(context.builds ?? {}, payload.owner, payload.seq);
+  const inFlight = record(settle(context.inFlight, slowestTime(context.games)).inFlight, from, payload.stamp);
+  return step({ builds, inFlight }, [{ type: 'send.BuildCommit', to: 'all', payload: relayed }]);
+}
+
+/** Why a BuildCommit the guards let through is still refused: no parked build of that number is booked. */
+export function commitUnbooked(context: Ctx, payload: BuildCommitPayload): string | undefined {
+  const build = (context.builds ?? {})[buildKey(payload.owner, payload.seq)];
+  if (build === undefined || !build.parked) return 'no parked build of that number waits (unknown, vetoed or past 10 s)';
+  return undefined;
+}
+
+/** A host veto of a parked build: it is taken out of the book (a later BuildCommit of it is refused too). */
+export function onBuildRefused(context: Ctx, owner: number, seq: number, why: string): Step {
+  const vetoed = onVeto(context, owner, seq, why);
+  return step({ ...vetoed.patch, builds: unbook(context.builds ?? {}, owner, seq) }, vetoed.out);
+}
+
+/**
+ * A game's BuildVeto of another game's held build, in time (rules/heldBuilds.ts `vetoLateness`): relayed with `from`
+ * and `name` set by the host and `host` cleared, to every game, the vetoer included (docs/DECISIONS.md "A game's
+ * BuildVeto goes to the vetoer too": a vetoer keeps a parked build parked until its veto comes back, since a commit
+ * the host relayed first wins; a held build it dropped when it vetoed, in time); the build leaves the book.
+ */
+export function onGameVeto(context: Ctx, from: number, payload: BuildVetoPayload, name: string): Step {
+  const relayed: BuildVetoPayload = { seq: payload.seq, owner: payload.owner, why: payload.why, from, name };
+  const builds = unbook(context.builds ?? {}, payload.owner, payload.seq);
+  const entry = log({ msg: 'build veto relayed', from, owner: payload.owner, seq: payload.seq });
+  return step({ builds }, [{ type: 'send.BuildVeto', to: 'all', payload: relayed }, entry]);
+}
+
+/** Why a game's BuildVeto is dropped instead of relayed, if it is. */
+export function gameVetoRefusal(context: Ctx, from: number, payload: BuildVetoPayload): string | undefined {
+  const game = context.games[from];
+  if (game?.ready !== true) return 'the game is not ready';
+  if (!game.hasWorld) return "the game's world is not the session's yet";
+  if (payload.owner === from) return 'a game does not veto its own build';
+  // A stalled vetoer: the others pace to the host's promise for it, so that is how far it may have let them run.
+  const safe = game.bestSafe ?? game.clock?.safe;
+  const promised = game.stalled === undefined ? safe : Math.max(game.stalled.promise, safe ?? 0);
+  return vetoLateness(context.builds ?? {}, payload.owner, payload.seq, promised);
+}
+
+/** A dropped BuildVeto or BuildCommit: logged once per game and reason. */
+export function onBuildMessageDropped(context: Ctx, kind: 'BuildVeto' | 'BuildCommit', from: number, payload: { owner: number; seq: number }, why: string): Step {
+  return logOnce(context, `${kind}-dropped:${from}:${why}`, { msg: `${kind} dropped`, from, owner: payload.owner, seq: payload.seq, why });
+}
+
+/**
+ * A tick: the parked builds whose BuildCommit has not come within PARKED_COMMIT_MS are refused on every game with
+ * the host's BuildVeto (the one clock that decides the 10 s rule); the held builds every game has passed and those
+ * of games gone are forgotten.
+ */
+export function expireBuilds(context: Ctx): Step {
+  const current = context.builds;
+  if (current === undefined || Object.keys(current).length === 0) return step();
+  const { book: next, expired } = expire(current, context.now, slowestTime(context.games), (id) => context.games[id] !== undefined);
+  if (next === current) return step();
+  const out: Out[] = [];
+  for (const build of expired) {
+    out.push(...onVeto(context, build.owner, build.seq, `no BuildCommit within ${PARKED_COMMIT_MS / 1000} s`).out);
+  }
+  return step({ builds: next }, out);
 }

@@ -13,6 +13,7 @@ export { ACTION_CATEGORIES } from '../../protocol/messages/index.ts';
 export type {
   ActionCategory,
   ActionPayload,
+  BuildCommitPayload,
   BuildVetoPayload,
   ClockPayload,
   HelloPayload,

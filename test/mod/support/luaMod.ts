@@ -75,6 +75,12 @@ export interface ModStatus {
   pause: number;
   /** Own actions waiting for the host's copy (each holds the barrier at its stamp). */
   unconfirmed: number;
+  /** Peers' builds parked until their BuildCommit. */
+  parked?: number;
+  /** The stamp of the held build of a pause announced as the Clock's `need` (absent: none). */
+  need?: number;
+  /** The seq of this game's held build of a pause waiting for its BuildCommit. */
+  holding?: number;
 }
 
 /** The Lua a scenario runs in: wasmoon's Lua 5.4, or Debian's lua5.2 (the game's Lua). */

@@ -1,0 +1,230 @@
+// Held strict builds in the Lua mod, in wasmoon (Lua 5.4) and Debian's lua5.2 (every block runs in both), with the
+// TEST DOUBLE engine (spec architecture §6 "Strict", "Held builds in a paused game"; lockstep.md Clock `need`,
+// "Pause, speed and the pause order"; wire-protocol BuildVeto 52, BuildCommit 53, hop `g`): a strict command while
+// running ships `held = true` stamped max(1, ahead/2) steps further; a peer dry-runs it (engine.dryRun) and vetoes only
+// while its own promise has not passed the stamp; a parked build (commit = true) stays parked on its vetoer until the
+// host relays the veto or the commit; a strict command standing in a pause ships `commit = true`, announces its stamp
+// as `need` on every Clock, and sends BuildCommit after the grace once every peer stands at its stop, the need dropped
+// after it; a veto cancels it; the own commit applies only with the host's copy. The 10 s rule is the host's
+// (machines/rules/heldBuilds.ts): no game drops a parked build on its own clock.
+import { describe, expect, it } from 'vitest';
+import { T0, STEP, setup, tick, started, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
+
+const DRY_RUN = `engine.dryRun = function(cmd) if cmd.cannot then return false, 'engine', 'no node here' end return true end`;
+
+describe.each(LUA_FLAVOURS)('mod in Lua %s: held strict builds', (lua) => {
+  useLua(lua);
+
+  it('running: ships held = true stamped max(1, ahead/2) steps further, with the hop’s g from engine.wallClock', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    g.run('engine.wallClock = function() return 1700000000123 end');
+    s.send('Session', { started: true, speed: 1, lead: 4 });
+    tick(g, 20);
+    expect(g.run(`return feverlink3.command({tag = 's1'}, 'build', true)`)).toBe(true);
+    tick(g, 20);
+    expect(s.outOf('Action')).toEqual([
+      { stamp: T0 + 4 * STEP + 2 * STEP, seq: 1, body: { tag: 's1', held: true }, category: 'build', hop: { g: 1700000000123 } },
+    ]);
+    g.run('engine.wallClock = nil');
+    g.command({ tag: 'plain' }, 'build');
+    tick(g, 20);
+    expect(s.outOf('Action')[1]).toEqual({ stamp: T0 + 4 * STEP, seq: 2, body: { tag: 'plain' }, category: 'build' });
+  });
+
+  it('a peer’s held build it cannot build: vetoed before any Clock promising past its stamp, dropped here', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    g.run(DRY_RUN);
+    s.send('Session', started);
+    tick(g, 20);
+    s.send('Action', { stamp: T0 + 6 * STEP, seq: 3, body: { tag: 'h', held: true, cannot: true }, from: 2, allowed: true, category: 'build' });
+    s.send('Action', { stamp: T0 + 6 * STEP, seq: 4, body: { tag: 'ok', held: true }, from: 2, allowed: true, category: 'build' });
+    for (let i = 0; i < 20; i++) tick(g, 120, 2);
+    const lines = s.out();
+    const veto = lines.findIndex((l) => l.kind === 'BuildVeto');
+    expect(lines[veto]!.payload).toEqual({ seq: 3, owner: 2, why: 'no node here' });
+    const promisedBefore = Math.max(0, ...lines.slice(0, veto).filter((l) => l.kind === 'Clock').map((l) => Number(l.payload.safe)));
+    expect(promisedBefore).toBeLessThanOrEqual(T0 + 6 * STEP);
+    expect(g.engine().applied.map((a) => a.cmd.tag)).toEqual(['ok']);
+    expect(s.outOf('ActionRefused')).toContainEqual({ seq: 3, from: 2, class: 'module', detail: 'vetoed by this game: no node here' });
+    // its copy from the host finds nothing to drop: no warning
+    s.send('BuildVeto', { seq: 3, owner: 2, why: 'no node here', from: 1, name: 'me' });
+    tick(g, 20);
+    expect(s.modLog()).not.toContain('BuildVeto for 2:3 that is not queued here');
+  });
+
+  it('too late to veto once its own promise passed the stamp: applied as on every game', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    g.run(DRY_RUN);
+    s.send('Session', { started: true, speed: 1, lead: 4 });
+    for (let i = 0; i < 5; i++) tick(g, 120, 2);
+    const t = g.engine().t;
+    const promised = g.status().safe;
+    expect(promised).toBeGreaterThan(t + STEP);
+    // stamped below this game's promise but not late here: a veto could reach a game that passed the stamp
+    s.send('Action', { stamp: promised - STEP, seq: 1, body: { tag: 'h', held: true, cannot: true }, from: 2, allowed: true, category: 'build' });
+    tick(g, 20);
+    expect(s.outOf('BuildVeto')).toEqual([]);
+    expect(s.modLog()).toContain('too late to veto');
+    for (let i = 0; i < 10; i++) tick(g, 120, 2);
+    expect(g.engine().applied).toEqual([{ t: promised - STEP, cmd: { tag: 'h', held: true, cannot: true } }]);
+  });
+
+  it('no veto while it may be stalled: listed in Session.stalled, or a peer stands at its promise', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    g.run(DRY_RUN);
+    s.send('Session', { started: true, speed: 1, lead: 4 });
+    s.send('PeerClock', { from: 2, t: T0, ahead: 4, safe: T0 + 800 });
+    tick(g, 20);
+    const promised = g.status().safe;
+    // the record first, then (same frame) the Session that lists this game stalled: judged after both are read
+    s.send('Action', { stamp: promised + 4 * STEP, seq: 1, body: { tag: 'a', held: true, cannot: true }, from: 2, allowed: true });
+    s.send('Session', { started: true, speed: 1, lead: 4, stalled: [1] });
+    tick(g, 20);
+    s.send('Session', { started: true, speed: 1, lead: 4 });
+    s.send('PeerClock', { from: 2, t: promised, ahead: 4, safe: promised + 800 });
+    s.send('Action', { stamp: promised + 4 * STEP, seq: 2, body: { tag: 'b', held: true, cannot: true }, from: 2, allowed: true });
+    tick(g, 20);
+    expect(s.outOf('BuildVeto')).toEqual([]);
+    expect(s.modLog()).toContain('this game is listed stalled');
+    expect(s.modLog()).toContain('stands at this game');
+  });
+
+  it('a peer’s parked build it cannot build: vetoed, parked until the host relays the veto (then dropped)', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    g.run(DRY_RUN);
+    s.send('Session', started);
+    s.send('Action', { stamp: T0 + 400, seq: 1, body: { tag: 'p', commit: true, cannot: true }, from: 2, allowed: true });
+    tick(g, 20);
+    expect(s.outOf('BuildVeto')).toEqual([{ seq: 1, owner: 2, why: 'no node here' }]);
+    expect(g.status().parked).toBe(1);
+    s.send('BuildVeto', { seq: 1, owner: 2, why: 'no node here', from: 1, name: 'me' });
+    tick(g, 20);
+    expect(g.status().parked).toBe(0);
+    expect(s.outOf('ActionRefused')).toEqual([{ seq: 1, from: 2, class: 'module', detail: 'vetoed by me: no node here' }]);
+  });
+
+  it('a parked build whose commit the host relayed before the veto: applied (the veto lost)', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    g.run(DRY_RUN);
+    s.send('Session', started);
+    s.send('Action', { stamp: T0 + 400, seq: 1, body: { tag: 'p', commit: true, cannot: true }, from: 2, allowed: true });
+    tick(g, 20);
+    s.send('BuildCommit', { seq: 1, owner: 2, stamp: T0 + 800, from: 2 });
+    tick(g, 20, 10);
+    expect(g.engine().applied).toEqual([{ t: T0 + 800, cmd: { tag: 'p', commit: true, cannot: true } }]);
+    expect(s.modLog()).toContain('the veto lost');
+  });
+
+  it('keeps a parked build without a commit: the host’s 10 s veto drops it, not this game’s clock', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    s.send('Action', { stamp: T0 + 400, seq: 1, body: { tag: 'p', commit: true }, from: 2, allowed: true });
+    for (let i = 0; i < 30; i++) tick(g, 1000);
+    expect(g.status().parked).toBe(1);
+    s.send('BuildVeto', { seq: 1, owner: 2, why: 'no BuildCommit within 10 s', from: 0, name: 'host', host: true });
+    tick(g, 20);
+    expect(g.status().parked).toBe(0);
+  });
+});
+
+describe.each(LUA_FLAVOURS)('mod in Lua %s: a held build made in a pause', (lua) => {
+  useLua(lua);
+
+  /** Game 1 and its peer 2 stand still at the pause T0 + 2000. */
+  async function paused() {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', { started: true, speed: 4, lead: 2 });
+    s.send('PeerClock', { from: 2, t: T0, ahead: 2, safe: T0 + 400 });
+    tick(g, 20);
+    s.send('Session', { started: true, speed: 0, lead: 2, pauseAt: T0 + 2000 });
+    s.send('PeerClock', { from: 2, t: T0 + 2000, ahead: 2, safe: T0 + 2400 });
+    for (let i = 0; i < 10; i++) tick(g, 20, 20);
+    expect(g.engine().t).toBe(T0 + 2000);
+    return { s, g };
+  }
+
+  it('ships commit = true, announces need on every Clock, commits after the grace, then drops need', async () => {
+    const { s, g } = await paused();
+    expect(g.run(`return feverlink3.command({tag = 'c'}, 'build', true)`)).toBe(true);
+    tick(g, 20);
+    expect(s.outOf('Action').at(-1)).toMatchObject({ seq: 1, body: { tag: 'c', commit: true }, category: 'build' });
+    expect(s.outOf('Clock').at(-1)).toMatchObject({ t: T0 + 2000, need: T0 + 2000, stop: true });
+    expect(g.status().need).toBe(T0 + 2000);
+    tick(g, 100);
+    expect(s.outOf('BuildCommit')).toEqual([]); // the grace (250 ms at least)
+    for (let i = 0; i < 5; i++) tick(g, 100);
+    expect(s.outOf('BuildCommit')).toEqual([{ seq: 1, owner: 1, stamp: T0 + 2000 }]);
+    const lines = s.out();
+    const commit = lines.findIndex((l) => l.kind === 'BuildCommit');
+    // every Clock before the commit carries the need; the first after it does not
+    expect(lines.slice(0, commit).filter((l) => l.kind === 'Clock').at(-1)!.payload.need).toBe(T0 + 2000);
+    tick(g, 1100);
+    expect(s.out().slice(commit).find((l) => l.kind === 'Clock')!.payload.need).toBeUndefined();
+    expect(g.status().need).toBeUndefined();
+    // applied only with the host's copy, when the game leaves the stop (after every flush stamped there)
+    tick(g, 20, 5);
+    expect(g.engine().applied).toEqual([]);
+    s.send('BuildCommit', { seq: 1, owner: 1, stamp: T0 + 2000, from: 1 });
+    tick(g, 20, 5);
+    expect(g.engine().applied).toEqual([]);
+    s.send('Session', { started: true, speed: 1, lead: 2 });
+    s.send('PeerClock', { from: 2, t: T0 + 2000, ahead: 2, safe: T0 + 2800 });
+    tick(g, 20);
+    tick(g, 300, 2);
+    expect(g.engine().applied).toEqual([{ t: T0 + 2000, cmd: { tag: 'c', commit: true } }]);
+  });
+
+  it('waits for every peer to stand at its stop, and stamps the furthest stop known', async () => {
+    const { s, g } = await paused();
+    s.send('PeerClock', { from: 3, t: T0 + 1600, ahead: 2, safe: T0 + 2000 });
+    tick(g, 20);
+    g.run(`return feverlink3.command({tag = 'c'}, 'build', true)`);
+    for (let i = 0; i < 10; i++) tick(g, 100);
+    expect(s.outOf('BuildCommit')).toEqual([]);
+    s.send('PeerClock', { from: 3, t: T0 + 2200, ahead: 2, safe: T0 + 2600 });
+    for (let i = 0; i < 10; i++) tick(g, 100);
+    expect(s.outOf('BuildCommit')).toEqual([{ seq: 1, owner: 1, stamp: T0 + 2200 }]);
+  });
+
+  it('a veto in the grace cancels it: no commit, need dropped, refused here', async () => {
+    const { s, g } = await paused();
+    g.run(`return feverlink3.command({tag = 'c'}, 'build', true)`);
+    tick(g, 20);
+    s.send('BuildVeto', { seq: 1, owner: 1, why: 'segment gone', from: 2, name: 'Bob' });
+    for (let i = 0; i < 10; i++) tick(g, 100);
+    expect(s.outOf('BuildCommit')).toEqual([]);
+    expect(g.status().need).toBeUndefined();
+    expect(s.outOf('Clock').at(-1)!.need).toBeUndefined();
+    expect(s.outOf('ActionRefused')).toEqual([{ seq: 1, from: 1, class: 'module', detail: 'vetoed by Bob: segment gone' }]);
+  });
+
+  it('unpaused during the grace: commits at an ordinary stamp', async () => {
+    const { s, g } = await paused();
+    g.run(`return feverlink3.command({tag = 'c'}, 'build', true)`);
+    tick(g, 20);
+    s.send('Session', { started: true, speed: 1, lead: 2 });
+    tick(g, 20);
+    const [commit] = s.outOf('BuildCommit');
+    expect(commit).toMatchObject({ seq: 1, owner: 1 });
+    expect(Number(commit!.stamp)).toBeGreaterThanOrEqual(Math.max(...s.outOf('Clock').map((c) => Number(c.safe ?? 0))) - 0);
+  });
+
+  it('gives up after HOLD_GIVE_UP_MS without a chance to commit (a peer never stops): need dropped', async () => {
+    const { s, g } = await paused();
+    s.send('PeerClock', { from: 3, t: T0 + 1000, ahead: 2, safe: T0 + 1400 });
+    tick(g, 20);
+    g.run(`return feverlink3.command({tag = 'c'}, 'build', true)`);
+    for (let i = 0; i < 100; i++) tick(g, 100);
+    expect(s.outOf('BuildCommit')).toEqual([]);
+    expect(g.status().need).toBeUndefined();
+    expect(s.modLog()).toContain('given up');
+  });
+});
