@@ -70,8 +70,13 @@ export class Bot {
   /** Whether `cmd` goes out as a held strict build (a build command, with the chance of `strictShare`). */
   strict(cmd: Command): boolean {
     if (!(this.strictShare > 0) || !STRICT_TYPES.has(cmd.type)) return false;
-    return this.strictRng.chance(this.strictShare);
+    const held = this.strictRng.chance(this.strictShare);
+    if (held) this.strictMade += 1;
+    return held;
   }
+
+  /** Commands this bot issued as held strict builds (the simulator's coverage). */
+  strictMade = 0;
 
   /** One command for the world as it stands. */
   decide(world: World, newKey: () => string): Command {

@@ -1,7 +1,8 @@
 // `npm run sim`: the session simulator's command line (docs/SIMULATOR.md).
 //   npm run sim -- --seed N [--fault fork] [--verbose]   one session; prints the apply-log hash and what failed
 //   npm run sim -- --sessions K [--from S] [--json] [--fault fork]   K seeds from S (default 1); one JSON line with --json
-//   --without reload,lateJoin,leave,freeze,playerPause   plans without those workloads; --scale F: session lengths × F
+//   --without reload,lateJoin,leave,freeze,playerPause   plans without those workloads; --with heldBuilds   with one that is
+//   off by default (a known fork not fixed yet); --scale F: session lengths × F
 //   --ci: the sizes of the run in npm test (test/sim/ciOptions.ts); --mod-dir DIR: run another version of the mod
 // Exit code 1 when a session failed (with --fault fork that is the expected outcome).
 import { CI_SIM } from './ciOptions.ts';
@@ -15,13 +16,14 @@ interface Args {
   verbose: boolean;
   fault?: 'fork';
   without: string[];
+  with: string[];
   scale?: number;
   ci: boolean;
   modDir?: string;
 }
 
 function parse(argv: readonly string[]): Args {
-  const args: Args = { from: 1, json: false, verbose: false, without: [], ci: false };
+  const args: Args = { from: 1, json: false, verbose: false, without: [], with: [], ci: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): number => {
@@ -38,6 +40,7 @@ function parse(argv: readonly string[]): Args {
     else if (a === '--scale') args.scale = Number(argv[++i]);
     else if (a === '--verbose') args.verbose = true;
     else if (a === '--without') args.without.push(...String(argv[++i]).split(','));
+    else if (a === '--with') args.with.push(...String(argv[++i]).split(','));
     else if (a === '--fault') {
       if (argv[++i] !== 'fork') throw new Error('--fault takes: fork');
       args.fault = 'fork';
@@ -48,7 +51,7 @@ function parse(argv: readonly string[]): Args {
 
 async function main(): Promise<number> {
   const args = parse(process.argv.slice(2));
-  const workloads = Object.fromEntries(args.without.map((name) => [name, false]));
+  const workloads = { ...Object.fromEntries(args.with.map((name) => [name, true])), ...Object.fromEntries(args.without.map((name) => [name, false])) };
   const base: SimOptions = args.ci ? CI_SIM.options : {};
   const options: SimOptions = {
     ...base,

@@ -137,7 +137,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
     const game = await driver.blocking(() =>
       SimulatedGame.start({
         fs, dir, clock, worldSeed: WORLD_SEED, botSeed: slot.plan.botSeed, botRate: slot.plan.botRate,
-        throttle: slot.plan.throttle, fault: slot.index === faultIndex, ...(options.modDir ? { modDir: options.modDir } : {}), log: (text) => note(`${slot.plan.name} ${text}`),
+        throttle: slot.plan.throttle, fault: slot.index === faultIndex, ...(slot.plan.heldBuilds ? { heldBuilds: slot.plan.heldBuilds } : {}), ...(options.modDir ? { modDir: options.modDir } : {}), log: (text) => note(`${slot.plan.name} ${text}`),
       }),
     );
     game.onRecord = onRecord(slot);
@@ -423,6 +423,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   } catch (e) {
     problems.push({ invariant: 'progress', detail: `the run threw: ${(e as Error).stack ?? String(e)}` });
   }
+  if (slots.some((s) => (s.game?.heldBuildsMade ?? 0) > 0)) happened.add('heldBuilds');
   for (const slot of slots) {
     if (slot.present) slot.endT = slot.window = slot.game?.time();
     // every drop of a player still in the session was resumed (and caught up) by the end

@@ -88,6 +88,10 @@ export interface SimGameSetup {
   readonly fault: boolean;
   /** The mod's folder (default the checkout's mod/): another version of the mod can be run against the same seed. */
   readonly modDir?: string;
+  /** The game's savegame folder (engine.save / engine.load of a resync round: real files, a temp folder). */
+  readonly savesDir?: string;
+  /** The share of the bot's build commands issued as held strict builds (plan `heldBuilds`; default none). */
+  readonly heldBuilds?: number;
   readonly log: (text: string) => void;
 }
 
@@ -102,6 +106,13 @@ export class SimulatedGame {
   private mod!: LuaHost;
   private readonly setup: SimGameSetup;
   private burstBot: Bot;
+  /** The game's bot, if it has one (its held strict builds count for the coverage). */
+  private bot: Bot | undefined;
+
+  /** Commands its bot issued as held strict builds. */
+  get heldBuildsMade(): number {
+    return this.bot?.strictMade ?? 0;
+  }
 
   private constructor(setup: SimGameSetup) {
     this.setup = setup;
@@ -113,9 +124,14 @@ export class SimulatedGame {
     g.game = new SimGame({
       world: createWorld(setup.worldSeed),
       now: () => setup.clock.now(),
-      bots: setup.botRate > 0 ? [new Bot({ seed: setup.botSeed, ratePerMin: setup.botRate })] : [],
+      bots: setup.botRate > 0
+        ? [(g.bot = new Bot({ seed: setup.botSeed, ratePerMin: setup.botRate, ...(setup.heldBuilds ? { strictShare: setup.heldBuilds } : {}) }))]
+        : [],
+      // the hop's g: a wall clock in ms since 1970 on the simulated clock (the epoch of os.time below)
+      wallClock: () => 1_700_000_000_000 + setup.clock.now(),
       throttle: setup.throttle,
       statusPath: null,
+      ...(setup.savesDir ? { savesDir: setup.savesDir } : {}),
       log: (level, text) => setup.log(`${level} ${text}`),
     });
     await g.loadMod();
