@@ -149,7 +149,7 @@ const machineSetup = setup({
   },
 });
 
-// Whatever the returner is waiting for (CatchingUp, Reloading), the session's end and the slot's release end it.
+// Whatever the returner is waiting for (CatchingUp, Reloading), the session's end, the slot's release and a drop end it.
 // Written on each waiting state rather than on the root: a root handler would also leave the final states in a pure
 // `transition()` and in the xstate/graph model (a live done actor ignores events, the model would not).
 const ENDS = {
@@ -167,6 +167,19 @@ const ENDS = {
     ],
   },
   'cmd.shutdown': { target: 'Shutdown', actions: { type: 'end', params: { result: 'shutdown' } } },
+  'conn.closed': {
+    target: 'Dropped',
+    actions: [
+      {
+        type: 'log',
+        params: ({ context, event }: { context: Context; event: Extract<CatchUpEvent, { type: 'conn.closed' }> }) => ({
+          level: 'info' as const,
+          msg: CATCH_UP_LOG.dropped(context, event.reason),
+        }),
+      },
+      { type: 'end', params: { result: 'dropped' } },
+    ],
+  },
 } as const;
 
 export const catchUpMachine = machineSetup.createMachine({
@@ -255,13 +268,6 @@ export const catchUpMachine = machineSetup.createMachine({
           ],
         },
         ...ENDS,
-        'conn.closed': {
-          target: 'Dropped',
-          actions: [
-            { type: 'log', params: ({ context, event }) => ({ level: 'info', msg: CATCH_UP_LOG.dropped(context, event.reason) }) },
-            { type: 'end', params: { result: 'dropped' } },
-          ],
-        },
       },
     },
     Reloading: {
@@ -282,13 +288,6 @@ export const catchUpMachine = machineSetup.createMachine({
           actions: { type: 'log', params: ({ context }) => ({ level: 'warn', msg: CATCH_UP_LOG.roundFailed(context) }) },
         },
         ...ENDS,
-        'conn.closed': {
-          target: 'Dropped',
-          actions: [
-            { type: 'log', params: ({ context, event }) => ({ level: 'info', msg: CATCH_UP_LOG.dropped(context, event.reason) }) },
-            { type: 'end', params: { result: 'dropped' } },
-          ],
-        },
       },
     },
     CaughtUp: {
