@@ -20,6 +20,11 @@ export class HeldMessages<T = HeldItem> {
     for (const id of ids) if (!this.#held.has(id)) this.#held.set(id, []);
   }
 
+  /** Whether a message of `kind` for `id` would be kept now (`id` is held and the kind waits). */
+  holds(id: number, kind: KindName): boolean {
+    return this.#held.has(id) && !NEVER_HELD.has(kind);
+  }
+
   /** Keeps `item` of `kind` for `id` if `id` is held and the kind waits; false: send it now. */
   keep(id: number, kind: KindName, item: T): boolean {
     const held = this.#held.get(id);

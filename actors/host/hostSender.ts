@@ -70,13 +70,18 @@ export class HostSender {
     const message = { kind, payload } as Message;
     // Sealed once if anyone is connected; without a receiver nothing is sealed (no counter used).
     let frame: Uint8Array | undefined;
+    /** Without a receiver: the payload's length, measured once for the size check and the away players' outboxes. */
+    let bytes: number | undefined;
     if (this.hasReceiver(except)) {
       frame = sealedFrame(this.deps.sealer, kind, payload);
       if (frame === undefined) return this.tooLarge(kind, payload);
-    } else if ((local || this.outboxes.size > 0) && !fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
+    } else if (local || this.outboxes.size > 0) {
+      bytes = payloadByteLength(kind, payload as never);
+      if (bytes > LIMITS.payloadBytes) return this.tooLarge(kind, payload);
+    }
     if (local) this.toLocal(message);
     if (frame === undefined) {
-      this.keepForAway(message, except, undefined, this.deps.clock.now());
+      this.keepForAway(message, except, bytes, this.deps.clock.now());
       return true;
     }
     // The hot path (every relayed Action): one clock read and one outbox entry for all receivers, shared by their
@@ -106,18 +111,21 @@ export class HostSender {
       this.toLocal({ kind, payload } as Message);
       return true;
     }
-    if (!fitsFrame(kind, payload)) return this.tooLarge(kind, payload);
     const message = { kind, payload } as Message;
     const link = this.deps.links.get(id);
-    if (!link) {
-      if (!NOT_KEPT.has(kind)) this.outboxes.get(id)?.missed(message, payloadByteLength(kind, payload as never), this.deps.clock.now());
+    if (link && !this.held.holds(id, kind)) {
+      // Sent now: sealing measures it (undefined when it does not fit), so it is encoded once.
+      const frame = sealedFrame(this.deps.sealer, kind, payload);
+      if (frame === undefined) return this.tooLarge(kind, payload);
+      link.conn.write(frame);
+      this.kept(id, message, this.lastCounter, frame.length);
       return true;
     }
-    if (this.held.keep(id, kind, message)) return true;
-    const frame = sealedFrame(this.deps.sealer, kind, payload);
-    if (frame === undefined) return this.tooLarge(kind, payload);
-    link.conn.write(frame);
-    this.kept(id, message, this.lastCounter, frame.length);
+    // Kept for later (held for a resync participant, or missed by a player away): measured here, refused if too large.
+    const bytes = payloadByteLength(kind, payload as never);
+    if (bytes > LIMITS.payloadBytes) return this.tooLarge(kind, payload);
+    if (link) this.held.keep(id, kind, message);
+    else if (!NOT_KEPT.has(kind)) this.outboxes.get(id)?.missed(message, bytes, this.deps.clock.now());
     return true;
   }
 
@@ -192,9 +200,10 @@ export class HostSender {
   }
 
   /** Every player away (an outbox but no link) keeps what the connected ones were sent. */
-  private keepForAway(message: Message, except: number | undefined, frameBytes: number | undefined, now: number): void {
+  /** `measured`: the frame's (or, without one, the payload's) length if known; else measured here once. */
+  private keepForAway(message: Message, except: number | undefined, measured: number | undefined, now: number): void {
     if (this.outboxes.size === this.deps.links.size || NOT_KEPT.has(message.kind)) return;
-    let bytes = frameBytes;
+    let bytes = measured;
     for (const [id, outbox] of this.outboxes) {
       if (id === except || this.deps.links.has(id)) continue;
       bytes ??= payloadByteLength(message.kind, message.payload as never);
