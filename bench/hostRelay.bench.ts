@@ -11,10 +11,10 @@
 // host's environment): two hosts run side by side, and their rounds alternate A B A B … so the machine's swings hit
 // both. Beside it, measured in this process in the same run, the floor (bench/support/relayFloor.ts: open + JSON
 // parse + JSON encode + seal per Action), and host CPU / floor. `npm run bench -- hostRelay --profile` also runs a
-// third host (recorder ON) under --cpu-prof and prints its top self-time functions. `-- hostRelay --base <dir>` also
-// runs two hosts (ON, OFF) from another tree of the project (a copy before a change, its node_modules linked) in the
-// same interleaved rounds, and prints this tree's host CPU per action over the base's, pair by pair: a before/after
-// measured in one machine state. Prints only; judges nothing.
+// third host (recorder ON; with `--profile-off` instead, OFF) under --cpu-prof and prints its top self-time
+// functions. `-- hostRelay --base <dir>` also runs two hosts (ON, OFF) from another tree of the project (a copy
+// before a change, its node_modules linked) in the same interleaved rounds, and prints this tree's host CPU per
+// action over the base's, pair by pair: a before/after measured in one machine state. Prints only; judges nothing.
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -167,7 +167,13 @@ async function round(host: BenchHost, receivers: readonly ReceiverProcess[], all
 }
 
 /** Host CPU per Action it handled: relayed, or vetoed (a cold or lagging host vetoes some; each costs it alike). */
-const perAction = (r: Round) => r.hostCpuMicros / (r.relayed + r.vetoes);
+const perAction = (r: Pick<Round, 'hostCpuMicros' | 'relayed' | 'vetoes'>) => r.hostCpuMicros / (r.relayed + r.vetoes);
+/** The rounds' CPU and Actions added up (for a ratio of sums). */
+const total = (rounds: readonly Round[]) => ({
+  hostCpuMicros: rounds.reduce((sum, r) => sum + r.hostCpuMicros, 0),
+  relayed: rounds.reduce((sum, r) => sum + r.relayed, 0),
+  vetoes: rounds.reduce((sum, r) => sum + r.vetoes, 0),
+});
 
 function variantRow(label: string, rounds: readonly Round[], idlePerSecond: number, floor: number): string {
   const rates = rounds.map((r) => r.relayed / r.seconds);
@@ -194,7 +200,9 @@ async function traceSize(dir: string): Promise<number> {
 }
 
 export async function run(): Promise<void> {
-  const profile = process.argv.includes('--profile');
+  // `--profile-off`: the profiled host runs with the recorder OFF (to set its profile beside an ON one).
+  const profileOff = process.argv.includes('--profile-off');
+  const profile = profileOff || process.argv.includes('--profile');
   const option = (name: string): string | undefined => {
     const at = process.argv.indexOf(name);
     return at >= 0 ? process.argv[at + 1] : undefined;
@@ -213,7 +221,7 @@ export async function run(): Promise<void> {
     const proc = new HostProcess({
       dir,
       maxPlayers: MAX_PLAYERS,
-      env: { FEVERLINK3_TRACE: variant.endsWith('off') ? 'off' : undefined },
+      env: { FEVERLINK3_TRACE: variant.endsWith('off') || (variant === 'profile' && profileOff) ? 'off' : undefined },
       ...(variant === 'profile' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] } : {}),
       ...(variant.startsWith('base-') ? { bin: baseBin! } : {}),
     });
@@ -248,6 +256,9 @@ export async function run(): Promise<void> {
       floors.push(floorSample());
     }
     const traceBytes = await traceSize(hosts.find((h) => h.variant === 'on')!.dir);
+    // Each measured host's CPU since it started: all of them ran the same rounds and lived the same time.
+    const wholeRun = new Map(measured.map((h) => [h.variant, h.proc.cpuMicros()]));
+    const cpuOf = (variant: Variant) => wholeRun.get(variant) ?? Number.NaN;
 
     let summary: ReturnType<typeof summariseProfile> | undefined;
     let profiled: Round[] = [];
@@ -294,6 +305,10 @@ export async function run(): Promise<void> {
       }
       const baseRatios = baseOn.map((r, i) => perAction(r) / perAction(baseOff[i]!));
       console.log(`  base ON / OFF host CPU per action: ${median(baseRatios).toFixed(2)} (pairs ${spread(baseRatios, 2)})`);
+      console.log(
+        `  whole run, host CPU (same rounds, same time alive, idle included): this / base ON ${(cpuOf('on') / cpuOf('base-on')).toFixed(2)},` +
+          ` OFF ${(cpuOf('off') / cpuOf('base-off')).toFixed(2)}; base ON / OFF ${(cpuOf('base-on') / cpuOf('base-off')).toFixed(2)}`,
+      );
     }
     const pairRatios = on.map((r, i) => perAction(r) / perAction(off[i]!));
     console.log(
@@ -304,6 +319,12 @@ export async function run(): Promise<void> {
       `  ON / OFF host CPU per action: ${median(pairRatios).toFixed(2)} (pairs ${spread(pairRatios, 2)});` +
         ` idle host load: ON ${(idleOn / 1000).toFixed(1)} ms/s, OFF ${(idleOff / 1000).toFixed(1)} ms/s` +
         ' (clocks, pings, status file; "net" subtracts it)',
+    );
+    // Less swayed by one slow round than the median of the pairs' ratios: all CPU over all Actions, ON against OFF.
+    const sumRatio = (a: readonly Round[], b: readonly Round[]) => perAction(total(a)) / perAction(total(b));
+    console.log(
+      `  ON / OFF, all rounds' host CPU over all their Actions: ${sumRatio(on, off).toFixed(2)};` +
+        ` whole run, host CPU ON / OFF (same rounds, same time alive, idle included): ${(cpuOf('on') / cpuOf('off')).toFixed(2)}`,
     );
     console.log(`  trace*.jsonl written by the ON host over the whole run: ${(traceBytes / 1024).toFixed(0)} KiB`);
     console.log(
@@ -316,11 +337,11 @@ export async function run(): Promise<void> {
       `  (host CPU in 10 ms ticks of /proc/<pid>/stat; the players, this process and the hosts share the machine's` +
         ' cores, so actions/s is bound by the offered load and the machine, not by the host)',
     );
-    if (profiled.length > 0) console.log(variantRow('profiled (ON)', profiled, idleOn, floor));
+    if (profiled.length > 0) console.log(variantRow(`profiled (${profileOff ? 'OFF' : 'ON'})`, profiled, profileOff ? idleOff : idleOn, floor));
     if (summary) {
       const total = summary.busyMicros / 1000;
       console.log(
-        `host CPU profile (--cpu-prof, recorder ON, ${PROFILE_ROUNDS} rounds${summary.windowed ? '' : ', WHOLE run'}):` +
+        `host CPU profile (--cpu-prof, recorder ${profileOff ? 'OFF' : 'ON'}, ${PROFILE_ROUNDS} rounds${summary.windowed ? '' : ', WHOLE run'}):` +
           ` ${total.toFixed(0)} ms busy; top self time:`,
       );
       for (const t of summary.top) {

@@ -272,7 +272,7 @@ export const lockstepMachine = setup({
       apply(enqueue, steps.relayClock(context, p.from, p.hop)),
     ),
     relayAction: enqueueActions(({ context, enqueue }, p: RecvParams<ActionPayload>) =>
-      apply(enqueue, steps.bookHeld(context, steps.onAction(context, p.from, p.payload, p.wall), p.from, p.payload)),
+      apply(enqueue, steps.relayStep(context, p.from, p.payload, p.wall)),
     ),
     relayBuildCommit: enqueueActions(({ context, enqueue }, p: RecvParams<BuildCommitPayload>) =>
       apply(enqueue, steps.onBuildCommit(context, p.from, p.payload)),

@@ -10,6 +10,7 @@
 // recorder) sees the lockstep actor and its children.
 import { createActor, type Actor } from 'xstate';
 import { lockstepMachine, sessionOf } from '../../machines/lockstep.ts';
+import { lockstepLogic } from '../../machines/lockstepShortcut.ts';
 import type { Speed } from '../../protocol/messages/index.ts';
 import type { Clock, LogFn } from '../ports.ts';
 import type { InspectionObserver } from './hostTypes.ts';
@@ -62,7 +63,8 @@ export function attachLockstep(
   const { clock, log } = ports;
   // A throw of the observer is logged, never passed to the actors (HostPorts.inspect).
   const inspect = ports.inspect && guarded(log, 'inspect', ports.inspect);
-  const actor = createActor(lockstepMachine, {
+  // The chart with the ordinary Action's shortcut (machines/lockstepShortcut.ts): the relay's hot path.
+  const actor = createActor(lockstepLogic, {
     clock,
     systemId: 'lockstep',
     ...(inspect ? { inspect } : {}),

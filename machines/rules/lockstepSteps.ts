@@ -279,6 +279,14 @@ export function onAction(context: Ctx, from: number, payload: ActionPayload, wal
   return step({ ...once.patch, inFlight }, [sent, ...once.out]);
 }
 
+/**
+ * The chart's `relayAction`: an ordinary Action relayed (onAction), then its held build booked (bookHeld). Also what
+ * the host's shortcut for an ordinary Action runs (machines/lockstepShortcut.ts): one step for both.
+ */
+export function relayStep(context: Ctx, from: number, payload: ActionPayload, wall: number | undefined): Step {
+  return bookHeld(context, onAction(context, from, payload, wall), from, payload);
+}
+
 /** The host refuses `from:seq` on every game, its origin included (an outsider's, or stamped below a promise). */
 export function onVeto(context: Ctx, from: number, seq: number, why: string): Step {
   const veto = hostVeto(from, seq, why, context.hostName);

@@ -43,12 +43,30 @@ export function decodePayload<K extends KindName>(kind: K, bytes: Uint8Array): D
 }
 
 /**
+ * The payload last measured (payloadByteLength) and its text, kept for the next encoding only: the host measures a
+ * relayed Action before it commits to it (machines/rules/lockstepSteps.ts onAction) and then seals that very object
+ * (actors/wire.ts sealedFrame), so its JSON is written once, not twice. Any encoding takes the slot (a hit or not),
+ * so only the encoding right after the measure can use it; nothing changes a payload object between the two.
+ */
+let measured: { kind: KindName; payload: unknown; text: string } | undefined;
+
+/**
  * A typed payload → its JSON text: camelCase fields as typed, undefined and null fields left out, byte arrays as
  * base64, numbers in their shortest exact form. Fields the schema does not know are not written. The payload is
  * not validated here: a caller that builds one from untrusted parts validates those parts first.
  */
 export function payloadToJson<K extends KindName>(kind: K, payload: Payloads[K]): string {
+  const memo = measured;
+  measured = undefined;
+  if (memo !== undefined && memo.payload === payload && memo.kind === kind) return memo.text;
   return JSON.stringify(SCHEMAS[kind].toJson(payload));
+}
+
+/** payloadToJson, the text kept for the next payloadToJson of the same object (see `measured`). */
+export function measuredJson<K extends KindName>(kind: K, payload: Payloads[K]): string {
+  const text = payloadToJson(kind, payload);
+  measured = { kind, payload, text };
+  return text;
 }
 
 /** A typed payload → UTF-8 JSON bytes (see payloadToJson). */
