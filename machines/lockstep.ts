@@ -122,6 +122,11 @@ export type LockstepEmitted =
    * veto decided: a parked build stays parked on the vetoer until then; rules/heldBuilds.ts).
    */
   | { type: 'send.BuildVeto'; to: 'all'; payload: BuildVetoPayload }
+  /**
+   * The host's answer to a game's veto it did not relay (`late: true`), to the vetoer alone: too late, the vetoer
+   * applies the build at its stamp (rules/lockstepSteps.ts `onGameVetoRefused`).
+   */
+  | { type: 'send.BuildVeto'; to: number; payload: BuildVetoPayload & { late: true } }
   /** A BuildCommit: to every game, its origin included (it applies its own build only on the host's copy). */
   | { type: 'send.BuildCommit'; to: 'all'; payload: BuildCommitPayload }
   | { type: 'out.waiting'; reason: string }
@@ -174,6 +179,7 @@ export const lockstepMachine = setup({
     stampRefused: ({ context }, p: { from: number; payload: ActionPayload }) =>
       stampRefusal(context.games[p.from], p.payload) !== undefined,
     replaysClocks: (_, p: { replay: boolean }) => p.replay,
+    parkedInRound: ({ context }, p: { payload: ActionPayload }) => steps.parkedInRound(context, p.payload),
     commitNotOwner: (_, p: { from: number; payload: BuildCommitPayload }) => p.payload.owner !== p.from,
     commitBelowStallPromise: ({ context }, p: { from: number; payload: BuildCommitPayload }) => {
       const mark = context.games[p.from]?.stalled;
@@ -283,6 +289,9 @@ export const lockstepMachine = setup({
     relayGameVeto: enqueueActions(({ context, enqueue }, p: RecvParams<BuildVetoPayload> & { name?: string | undefined }) =>
       apply(enqueue, steps.onGameVeto(context, p.from, p.payload, p.name ?? `player ${p.from}`)),
     ),
+    refuseGameVeto: enqueueActions(({ context, enqueue }, p: RecvParams<BuildVetoPayload> & { name?: string | undefined }) =>
+      apply(enqueue, steps.onGameVetoRefused(context, p.from, p.payload, steps.gameVetoRefusal(context, p.from, p.payload)!, p.name ?? `player ${p.from}`)),
+    ),
     dropBuildMessage: enqueueActions(
       ({ context, enqueue }, p: { kind: 'BuildVeto' | 'BuildCommit'; from: number; payload: { owner: number; seq: number }; why: string }) =>
         apply(enqueue, steps.onBuildMessageDropped(context, p.kind, p.from, p.payload, p.why)),
@@ -315,7 +324,11 @@ export const lockstepMachine = setup({
       if (context.stampsHeld === true) return; // a resync round: the stops describe the world being replaced
       enqueue.sendTo('pauseOrder', { type: 'tick', ...steps.pauseViewOf(context) });
     }),
-    holdStamps: assign((_, p: { held: boolean }) => ({ stampsHeld: p.held })),
+    // Entering a round's Saving: the parked builds still open are refused on every game first (lockstepSteps.ts).
+    holdStamps: enqueueActions(({ context, enqueue }, p: { held: boolean }) => {
+      if (p.held && context.stampsHeld !== true) apply(enqueue, steps.closeParkedBuilds(context));
+      enqueue.assign({ stampsHeld: p.held });
+    }),
     movePause: assign(({ context }, p: { pauseAt: number }) =>
       context.session.pauseAt === undefined ? {} : { session: { ...context.session, pauseAt: p.pauseAt } },
     ),
@@ -504,6 +517,10 @@ export const lockstepMachine = setup({
         ],
       },
       {
+        guard: { type: 'parkedInRound', params: ({ event }) => event },
+        actions: ['observeNow', { type: 'vetoAction', params: ({ event }) => veto(event, steps.RESYNC_PARKED_WHY) }],
+      },
+      {
         guard: { type: 'stampRefused', params: ({ event }) => event },
         actions: [
           'observeNow',
@@ -568,19 +585,9 @@ export const lockstepMachine = setup({
     ],
     'recv.BuildVeto': [
       {
+        // Not relayed: logged, and answered to the vetoer alone as late (it applies the build at its stamp).
         guard: { type: 'gameVetoRefused', params: ({ event }) => event },
-        actions: [
-          'observeNow',
-          {
-            type: 'dropBuildMessage',
-            params: ({ context, event }) => ({
-              kind: 'BuildVeto' as const,
-              from: event.from,
-              payload: event.payload,
-              why: steps.gameVetoRefusal(context, event.from, event.payload)!,
-            }),
-          },
-        ],
+        actions: ['observeNow', { type: 'refuseGameVeto', params: ({ event }) => event }],
       },
       { actions: ['observeNow', { type: 'relayGameVeto', params: ({ event }) => event }] },
     ],

@@ -84,7 +84,8 @@ export function attachLockstep(
   on('send.Session', (e) => host.broadcast('Session', e.payload));
   on('send.PeerClock', (e) => host.broadcast('PeerClock', e.payload, e.except));
   on('send.Action', (e) => host.broadcast('Action', e.payload));
-  on('send.BuildVeto', (e) => host.broadcast('BuildVeto', e.payload));
+  // A game's veto the host did not relay is answered to the vetoer alone (`late`); every other veto goes to all.
+  on('send.BuildVeto', (e) => (e.to === 'all' ? host.broadcast('BuildVeto', e.payload) : host.sendTo(e.to, 'BuildVeto', e.payload)));
   on('send.BuildCommit', (e) => host.broadcast('BuildCommit', e.payload));
   on('out.waiting', (e) => {
     if (e.reason !== waitingReason) log({ msg: 'session start waits', reason: e.reason });

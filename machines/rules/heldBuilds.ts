@@ -6,7 +6,8 @@
 //  - a game's veto is relayed only while it can still reach every game before any applies the build: for a held
 //    build, while the vetoer's own promise (its highest `safe`) has not passed the build's stamp (a game applies a
 //    stamp only once every peer promised past it, and the veto is written before the Clock line that would); for a
-//    parked build, while no BuildCommit of it was relayed. A later veto is dropped and logged (the checksums judge);
+//    parked build, while no BuildCommit of it was relayed. A later veto is not relayed: logged, and answered to the
+//    vetoer alone with `late: true` (it holds the build at its stamp until an answer, then applies it as the others);
 //  - the 10 s rule: a parked build whose BuildCommit has not come 10 s (host clock) after its record was relayed is
 //    refused on every game with the host's BuildVeto, its originator included, and a BuildCommit after that is
 //    refused the same way. No game drops a parked build on its own clock (two games' clocks would disagree about a

@@ -560,9 +560,53 @@ export function gameVetoRefusal(context: Ctx, from: number, payload: BuildVetoPa
   return vetoLateness(context.builds ?? {}, payload.owner, payload.seq, promised);
 }
 
+/**
+ * A game's BuildVeto the host does not relay (`gameVetoRefusal`): logged once per game and reason, and answered to
+ * the vetoer alone with the same BuildVeto marked `late: true` (docs/DECISIONS.md "Every game veto is answered"): a
+ * vetoer keeps a held build it vetoed in its queue, holding its barrier at the stamp, until the host answers: the
+ * relayed veto (dropped on every game, the vetoer included) or this one (too late: the vetoer applies it at its
+ * stamp, as the games that may have applied it already). Any other way to be refused (another game's veto relayed
+ * first, the host's veto, the build committed) reaches the vetoer before this answer, on its one ordered path.
+ */
+export function onGameVetoRefused(context: Ctx, from: number, payload: BuildVetoPayload, why: string, name: string): Step {
+  const dropped = onBuildMessageDropped(context, 'BuildVeto', from, payload, why);
+  const answer = { seq: payload.seq, owner: payload.owner, why: why.slice(0, 300), from, name, late: true as const };
+  return step(dropped.patch, [{ type: 'send.BuildVeto', to: from, payload: answer }, ...dropped.out]);
+}
+
 /** A dropped BuildVeto or BuildCommit: logged once per game and reason. */
 export function onBuildMessageDropped(context: Ctx, kind: 'BuildVeto' | 'BuildCommit', from: number, payload: { owner: number; seq: number }, why: string): Step {
   return logOnce(context, `${kind}-dropped:${from}:${why}`, { msg: `${kind} dropped`, from, owner: payload.owner, seq: payload.seq, why });
+}
+
+/** Why the host refuses parked builds around a resync round's save and load (`closeParkedBuilds`, `parkedInRound`). */
+export const RESYNC_PARKED_WHY = 'a resync round saves and loads the world';
+
+/**
+ * A resync round starts Saving (`resync.stamps` held): every parked build still open is refused on every game with
+ * the host's BuildVeto, its originator included, before the ResyncSave and the load. Parked builds (and a held build
+ * of the pause not committed yet) live in the mod's session state, not in the world nor in the queue a load carries
+ * over: a game that loads forgets them, one that does not (the host's game as the source) would keep them, and a
+ * commit after the load would be applied by its originator alone. The simulator's `heldBuilds` workload found the build
+ * lost on every game without a verdict (CI sizes, seed 20: `exactlyOnce: p2's action 1:4 stamped 2200 was neither
+ * applied nor refused anywhere`). Each game reads this veto before its load line (the host holds a participant's
+ * messages only from the announcement on), so every one refuses the build.
+ */
+export function closeParkedBuilds(context: Ctx): Step {
+  const open = Object.values(context.builds ?? {}).filter((b) => b.parked);
+  if (open.length === 0) return step();
+  let builds = context.builds ?? {};
+  const out: Out[] = [];
+  for (const build of open) {
+    out.push(...onVeto(context, build.owner, build.seq, RESYNC_PARKED_WHY).out);
+    builds = unbook(builds, build.owner, build.seq);
+  }
+  return step({ builds }, out);
+}
+
+/** A parked build's record (`body.commit`) while a resync round saves or loads the world: refused (see above). */
+export function parkedInRound(context: Ctx, payload: ActionPayload): boolean {
+  return context.stampsHeld === true && heldKindOf(payload) === 'parked';
 }
 
 /**

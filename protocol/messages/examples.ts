@@ -109,6 +109,6 @@ export const EXAMPLES: { readonly [K in KindName]: Payloads[K] } = {
     hop: { g: 1.7e12, l: 1.7e12 + 1 },
   },
   Chat: { text: 'hello 👋', from: 3, name: 'Ada', level: 'info' },
-  BuildVeto: { seq: 17, owner: 3, why: 'segment 12 is gone', from: 2, name: 'Bob', host: false },
+  BuildVeto: { seq: 17, owner: 3, why: 'segment 12 is gone', from: 2, name: 'Bob', host: false, late: false },
   BuildCommit: { seq: 18, owner: 3, stamp: 10_343_400, from: 3 },
 };

@@ -2,7 +2,8 @@
 // players on the memory network and memory session folders, one simulated clock (issue 9 item 5: "the host drops
 // games' BuildVeto and BuildCommit instead of relaying them"). A game's BuildVeto of another's held build reaches
 // every game with from and name set by the host; a parked build's BuildCommit reaches every game, its origin
-// included; a parked build without a commit is refused by the host on every game after 10 s.
+// included; a parked build without a commit is refused by the host on every game after 10 s; a veto the host does not
+// relay is answered to the vetoer alone (`late: true`).
 import { describe, expect, it } from 'vitest';
 import { attachLockstep } from '../../actors/host/hostLockstep.ts';
 import { HostSession } from '../../actors/host/hostSession.ts';
@@ -80,6 +81,23 @@ describe('held strict builds through the real host', () => {
     for (const g of [host, alice, bob]) {
       expect(of(g.lines, 'BuildVeto')).toEqual([{ seq: 1, owner: 1, why: 'no node here', from: 2, name: 'bob' }]);
     }
+  });
+
+  it('answers a veto it does not relay to the vetoer alone, `late: true` (the vetoer then applies the build)', async () => {
+    const { run, games, clock } = await session();
+    const [host, alice, bob] = games as [(typeof games)[0], (typeof games)[0], (typeof games)[0]];
+    alice.game.send('Action', { stamp: T + 1000, seq: 1, body: { tag: 'h', held: true }, category: 'build' });
+    await run(() => of(bob.lines, 'Action').length > 0, 'the held build at bob');
+    // bob promised past the stamp before its veto: some game may have applied it
+    bob.game.send('Clock', { t: T, speed: 0, ahead: 2, safe: T + 1200 });
+    bob.game.send('BuildVeto', { seq: 1, owner: 1, why: 'no node here' });
+    await run(() => of(bob.lines, 'BuildVeto').length > 0, 'the answer at bob');
+    expect(of(bob.lines, 'BuildVeto')).toEqual([
+      { seq: 1, owner: 1, why: "the vetoing game had promised 11200, past the build's stamp 11000: some game may have applied it", from: 2, name: 'bob', late: true },
+    ]);
+    const until = clock.now() + 500;
+    await run(() => clock.now() >= until, 'a while on the simulated clock');
+    for (const g of [host, alice]) expect(of(g.lines, 'BuildVeto')).toEqual([]);
   });
 
   it('relays a parked build’s BuildCommit to every game, its origin included; refuses one after 10 s', async () => {

@@ -69,6 +69,11 @@ export interface BuildVetoPayload {
   name?: string;
   /** The host's own veto (refused on every game); cleared on relay of a game's veto. */
   host?: boolean;
+  /**
+   * Host → the vetoer only: the host did not relay this game's veto (too late, or nothing of that number waits): the
+   * vetoer applies the build at its stamp. Never set on a relayed veto; a game's `late` is not read.
+   */
+  late?: boolean;
 }
 
 /** BuildCommit 53, game → host → all but origin: apply the parked build owner:seq at stamp. */
@@ -125,6 +130,8 @@ export const buildVetoSchema: Schema<BuildVetoPayload> = obj({
   name: opt(displayName()),
   // "host?" has no type in the spec: one that is not true/false is dropped (the veto counts as a game's).
   host: lenient(bool()),
+  // Ours (the host's answer to a vetoer): it decides whether the vetoer applies the build, so it is strict.
+  late: opt(bool()),
 });
 
 export const buildCommitSchema: Schema<BuildCommitPayload> = obj({
