@@ -64,7 +64,7 @@ function M.request(S, p)
   local spread, chunk = int(p.spread), int(p.chunk)
   st.pending[#st.pending + 1] = { n = round, at = at, paused = p.paused == true, full = p.full ~= false,
     spread = spread and spread >= 1 and spread or nil, chunk = chunk and chunk >= 1 and chunk or nil,
-    detail = p.detail == true }
+    detail = p.detail == true, upto = int(p.upto) }
   log.info('checksum round ' .. n(round) .. ' at ' .. n(at) .. (p.paused == true and ' (paused)' or '')
     .. (p.full == false and ' (light)' or '') .. (p.spread and (' spread ' .. n(p.spread)) or '')
     .. (p.chunk and (' chunk ' .. n(p.chunk)) or '') .. (p.detail == true and ' detail' or ''))
@@ -309,6 +309,15 @@ function M.beforeStep(S, t)
     if not readDue(S, r, t) then st.reading[#st.reading + 1] = r end
   end
   startDue(S, t, function(round) return not round.paused and round.at <= t end)
+end
+
+--- Standing at t, just before a pause-order flush numbered up to `pauseUpto` is applied: the paused rounds at or
+-- before t that read the world before it (their request named an earlier flush position, `upto`). Pause actions
+-- change the standing world, so each game reads a paused round at the same position in the pause order, however
+-- its frames cut the lines it reads (the host names the position: ChecksumRequest.upto).
+function M.beforeFlush(S, t, pauseUpto)
+  if not S.checksum or type(pauseUpto) ~= 'number' then return end
+  startDue(S, t, function(round) return round.paused and round.at <= t and round.upto ~= nil and round.upto < pauseUpto end)
 end
 
 --- In a frame, once the world stands still: the paused rounds at or before t.

@@ -124,41 +124,38 @@ local function dryRunProblem(S, body)
   return oneLine(r3 ~= nil and r3 or r2 or 'cannot be built here', 300)
 end
 
+-- True when the veto was written (a full outbox refuses it: then it was never sent, and no answer will come).
 local function sendVeto(S, item, why)
-  S.outbox:add('BuildVeto', { seq = item.seq, owner = item.from, why = why })
+  return S.outbox:add('BuildVeto', { seq = item.seq, owner = item.from, why = why }) ~= false
 end
 
 -- A peer's held build (body.held) queued here: dry-run once the frame's lines are read (M.judge); a veto only while
 -- this game's promise has not passed its stamp (S.safe <= stamp: no game may apply the stamp before it reads this
--- game's later Clock, which follows the veto), and then it is dropped here at once (the host relays a veto in time to
--- every game; rules/heldBuilds.ts). A veto any later could reach a game after it applied the build: the build goes on,
--- logged. Nor does a game veto while the host may pace the others to its promise instead of this game's (listed in
--- Session.stalled, or a peer stands at or past this game's promise, which is what a stall mark starts from): the
--- host drops such a veto once its promise passed the stamp, and this game would be the one without the build.
+-- game's later Clock, which follows the veto). A vetoed build stays queued, `awaiting` the host's answer, and holds
+-- this game's barrier at its stamp until then (feverlink3_session.lua): the host relays the veto to every game, this
+-- one included (then it is dropped here as everywhere, H.BuildVeto), or answers this game alone that it came too late
+-- (`late`: the host's promise for this game, or its own, had passed the stamp, or the build is no longer open; then it
+-- is applied at its stamp as on every game). The host decides, in the one order it reads the games' messages in: a
+-- game cannot know whether the host marked it stalled before its veto arrives (docs/DECISIONS.md "Every game veto is
+-- answered"). A veto later than its own promise could reach a game after it applied the build: not sent, logged.
 local function judgeHeld(S, item)
   local why = dryRunProblem(S, item.body)
   if why == nil then return end
   local key = apply.key(item)
-  local held
-  if S.stalledIds and S.stalledIds[S.id] then held = 'this game is listed stalled' end
-  for id, peer in pairs(S.peers) do
-    if held == nil and not peer.stalled and peer.t ~= nil and S.safe > 0 and peer.t >= S.safe then
-      held = 'peer ' .. n(id) .. ' stands at this game\'s promise ' .. n(S.safe)
-    end
-  end
-  if held ~= nil then
-    log.warn('held build ' .. key .. ' cannot be built here (' .. why .. ') but ' .. held .. ': no veto (the host could '
-      .. 'drop it), applied at its stamp as on every game')
-    return
-  end
   if S.safe > item.stamp then
     log.warn('held build ' .. key .. ' cannot be built here (' .. why .. ') but this game promised ' .. n(S.safe)
       .. ', past its stamp ' .. n(item.stamp) .. ': too late to veto, applied at its stamp as on every game')
     return
   end
-  sendVeto(S, item, why)
-  S.queue:remove(item.from, item.seq)
-  apply.refuse(S, item, 'module', 'vetoed by this game: ' .. why)
+  if not sendVeto(S, item, why) then
+    log.warn('held build ' .. key .. ' cannot be built here (' .. why .. ') but the veto could not be written (outbox '
+      .. 'full): applied at its stamp as on every game')
+    return
+  end
+  item.awaiting = true
+  item.vetoWhy = why
+  log.info('vetoed held ' .. key .. ': ' .. why .. ' (standing at its stamp ' .. n(item.stamp)
+    .. ' at the latest until the host relays the veto or answers it came too late)')
 end
 
 -- A peer's parked build (body.commit): dry-run at once; a veto keeps it parked here until the veto comes back from the
@@ -245,6 +242,20 @@ end
 -- duplicate; a copy of an action this game never made (a number above its last) is skipped.
 local function ownCopy(S, copy, key, t)
   local mine = S.queue:find(copy.from, copy.seq)
+  -- The first Lua state after a resync load drops its own actions the host had not confirmed (feverlink3_resync.lua
+  -- `requeue`): the host's copies of those it relayed follow the load line (with whatever else the save lacks), and
+  -- this game applies them with the others; those it never got are gone with the old world.
+  -- Not the record of a held build made in a pause (`commit`): the peers park it and this game holds it (S.holding)
+  -- until its BuildCommit; queued as an action it was applied in an ordinary action's place (the sim's seed 170, CI
+  -- sizes with `heldBuilds`: `sameOrder: ... commit 4:1 stamp=20600 vs action 2:39`).
+  local parkedRecord = copy.body ~= nil and copy.body.commit == true
+  if mine == nil and not parkedRecord and S.resyncLoadedAt ~= nil and copy.stamp >= S.resyncLoadedAt
+    and not S.queue:seen(copy.from, copy.seq) then
+    local queued, problem = enqueue(S, copy, 'own Action ' .. key)
+    if not queued then return problem end
+    log.info('own Action ' .. key .. ' made before the resync load: the host\'s copy, stamp ' .. n(copy.stamp))
+    return
+  end
   if mine == nil or mine.kind ~= 'action' then
     if copy.seq <= S.seq then
       log.debug('own Action ' .. key .. ' came back after it was applied, refused or dropped here: ignored')
@@ -356,17 +367,47 @@ function H.BuildCommit(S, p)
   log.info('BuildCommit ' .. key .. ' at ' .. n(stamp))
 end
 
--- BuildVeto 52 {seq, owner, why, from, name, host?}: the action owner:seq is built nowhere.
+-- The host's answer to this game's own veto that it did not relay (BuildVeto `late: true`, to the vetoer alone): too
+-- late (some game may have applied the build) or nothing of that number was open any more. A held build waiting for
+-- the answer is applied at its stamp as on every game; a parked one stays parked until its BuildCommit or the host's
+-- veto. Whatever else ended the build (another game's veto relayed, the host's veto, the commit) came before this
+-- answer on the host's one ordered path: nothing is queued then, and the answer is ignored.
+local function lateAnswer(S, owner, seq, key, p)
+  if playerId(p.from) ~= S.id then return 'BuildVeto late about a veto of another game (' .. key .. ')' end
+  local why = oneLine(p.why, 300)
+  local item = S.queue:find(owner, seq)
+  if item ~= nil and item.awaiting then
+    item.awaiting, item.vetoWhy = nil, nil
+    log.warn('veto of held build ' .. key .. ' came too late at the host (' .. why .. '): applied at its stamp '
+      .. n(item.stamp) .. ' as on every game')
+    return
+  end
+  local parked = S.parked[key]
+  if parked ~= nil and parked.vetoed then
+    parked.vetoed = nil
+    log.warn('veto of parked build ' .. key .. ' not relayed by the host (' .. why .. '): parked until its BuildCommit '
+      .. 'or the host\'s veto')
+    return
+  end
+  log.debug('late answer to the veto of ' .. key .. ': nothing waits for it here (' .. why .. ')')
+end
+
+-- BuildVeto 52 {seq, owner, why, from, name, host?, late?}: the action owner:seq is built nowhere; with `late` (the
+-- host's answer to this game's own veto, to it alone): the veto was not relayed (lateAnswer).
 function H.BuildVeto(S, p)
   local owner, seq = playerId(p.owner), int(p.seq, 1)
   if not owner or not seq then return 'BuildVeto without a valid owner and seq' end
   local key = n(owner) .. ':' .. n(seq)
-  local by = p.host == true and 'the host' or oneLine(p.name or ('player ' .. n(p.from or -1)), 64)
+  if p.late == true and p.host ~= true then return lateAnswer(S, owner, seq, key, p) end
+  local by = p.host == true and 'the host' or (playerId(p.from) == S.id and 'this game')
+    or oneLine(p.name or ('player ' .. n(p.from or -1)), 64)
   local detail = 'vetoed by ' .. by .. ': ' .. oneLine(p.why, 300)
   local h = S.holding
+  S.vetoedOwn = S.vetoedOwn or {}
   if owner == S.id and h ~= nil and h.seq == seq then
     -- this game's held build of the pause, not committed yet: cancelled here as on every game
     S.holding, S.need = nil, nil
+    S.vetoedOwn[seq] = true
     apply.refuse(S, { from = owner, seq = seq }, 'module', detail)
     return
   end
@@ -375,10 +416,21 @@ function H.BuildVeto(S, p)
     log.debug('own BuildVeto of ' .. key .. ' came back (dropped here when vetoed)')
     return
   end
+  if not item and owner == S.id and seq <= S.seq and not S.vetoedOwn[seq] then
+    -- an own build this game no longer holds, vetoed: it was applied nowhere (an own action or commit is applied only
+    -- with the host's copy, which a veto replaces), so this game refuses it. It forgot it in a load: a resync round's
+    -- load starts a fresh state, which keeps no held build of the pause nor parked record (the host refuses those on
+    -- every game when the round saves, and a record made meanwhile; the veto reaches this game after its load).
+    S.vetoedOwn[seq] = true
+    log.info('own build ' .. key .. ' vetoed after this game forgot it (a load): refused here too')
+    apply.refuse(S, { from = owner, seq = seq }, 'module', detail)
+    return
+  end
   if not item then
     log.warn('BuildVeto for ' .. key .. ' that is not queued here (already applied or unknown): ' .. detail)
     return
   end
+  if owner == S.id then S.vetoedOwn[seq] = true end
   apply.refuse(S, item, 'module', detail)
 end
 

@@ -28,10 +28,14 @@ function M.save(S, t, gen, offset)
   if not S.active or S.start == nil then return end
   local lines = { 'start=' .. S.start, 't=' .. n(t), 'seq=' .. n(S.seq), 'safe=' .. n(S.safe),
     'pos=' .. n(gen) .. ':' .. n(offset) }
+  -- the resync save this world was loaded from: its ResyncLoad in the backlog read again is not loaded again
+  if S.loadedSave then lines[#lines + 1] = 'loaded=' .. S.loadedSave end
   for _, item in ipairs(S.queue.items) do
-    if item.kind == 'action' and item.from == S.id then
-      local text = json.encode({ stamp = item.stamp, seq = item.seq, body = item.body, category = item.category,
-        allowed = item.allowed, unconfirmed = item.unconfirmed })
+    -- own actions and own BuildCommits (a commit made in a pause waits for the games to leave the stop: lost here, the
+    -- others applied it and this game did not, a fork the simulator found with held builds)
+    if (item.kind == 'action' or item.kind == 'commit') and item.from == S.id then
+      local text = json.encode({ kind = item.kind, stamp = item.stamp, seq = item.seq, body = item.body,
+        category = item.category, allowed = item.allowed, unconfirmed = item.unconfirmed })
       if text then lines[#lines + 1] = 'own=' .. text end
     end
   end
@@ -42,7 +46,7 @@ function M.save(S, t, gen, offset)
 end
 
 --- The saved state if this Lua state continues it: the same launcher session (start) and a game time within
--- MAX_GAP above the saved one. Returns {t, seq, safe, gen, offset, own = {items}} or nil.
+-- MAX_GAP above the saved one. Returns {t, seq, safe, gen, offset, own = {items}, loaded?} or nil.
 function M.load(start, t)
   lastText = nil
   local text = link.readFile(M.FILE)
@@ -64,7 +68,8 @@ function M.load(start, t)
     log.info('mod_state.txt is of another world (saved at t ' .. n(st) .. ', the game stands at ' .. n(t) .. '): a fresh start')
     return nil
   end
-  return { t = st, seq = seq, safe = safe, gen = tonumber(gen), offset = tonumber(offset), own = saved.own }
+  local loaded = type(saved.loaded) == 'string' and saved.loaded ~= '' and saved.loaded or nil
+  return { t = st, seq = seq, safe = safe, gen = tonumber(gen), offset = tonumber(offset), own = saved.own, loaded = loaded }
 end
 
 --- After the backlog (the to_game.log lines the previous Lua state had read) was read again: everything stamped

@@ -61,6 +61,12 @@ end
 -- reading and stands until `pending` loads it.
 function M.load(S, p, lineEnd)
   if not valid(p) or type(p.name) ~= 'string' or type(lineEnd) ~= 'number' then return 'ResyncLoad without an id and a name' end
+  -- The backlog a continuing reload reads again holds the load this world came from: it was loaded (the simulator
+  -- found a mod reload after a load load the old save again, its world thrown back by minutes)
+  if p.name == S.loadedSave then
+    log.info('resync ' .. n(p.id) .. ': ' .. p.name .. ' is the save this world was loaded from: not loaded again')
+    return
+  end
   local gen = link.position()
   S.reload = { id = p.id, name = p.name, gen = gen, offset = lineEnd }
   -- The repair's detail dump (detail_s<id>_<t>_<player>.txt), before the load replaces this world and Lua state.
@@ -121,12 +127,20 @@ function M.loaded()
   return name, carried
 end
 
---- At init after a load at t: the carried items stamped at or after t go back into the queue (those before t are in
--- the save). Returns how many.
+--- At init after a load at t: the carried items the save does not hold go back into the queue. Returns how many.
+-- The save was made standing at t, after the standing items: it holds every item stamped before t and the pause
+-- order's flushes stamped t (applied standing, before the save), not the actions and commits stamped t (applied in
+-- beforeStep(t), as the games leave t). A flush stamped t requeued was applied twice (the simulator's seed test).
+-- An own action the host had not confirmed is left out: the host sends its copy after the load line if it relayed
+-- it (feverlink3_inbox.lua ownCopy, S.resyncLoadedAt); one it refused or never got (sent while away) would otherwise hold
+-- this game at its stamp for good, waiting for a copy or a veto that belongs to the old world.
 function M.requeue(S, carried, t)
   local count = 0
+  S.resyncLoadedAt = t
   for _, item in ipairs(carried.items) do
-    if item.stamp >= t and S.queue:push(item) then count = count + 1 end
+    local unsaved = item.stamp > t or (item.stamp == t and item.kind ~= 'flush')
+    local ownUnconfirmed = item.from == S.id and item.unconfirmed
+    if unsaved and not ownUnconfirmed and S.queue:push(item) then count = count + 1 end
   end
   return count
 end

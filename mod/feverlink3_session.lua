@@ -38,7 +38,7 @@ local function fresh()
     active = false, engine = nil, id = nil, name = nil, role = nil,
     started = false, sessionSpeed = 0, pauseAt = nil, stalledIds = {},
     ahead = rules.DEFAULT_AHEAD, safe = 0, need = nil, holding = nil, flushStamp = nil,
-    seq = 0, late = 0, pauseRead = 0, margins = {},
+    seq = 0, late = 0, pauseRead = 0, margins = {}, vetoedOwn = {},
     peers = {}, left = {}, parked = {}, parkedCount = {}, parkedTotal = 0, permissions = nil,
     queue = Queue.new(), outbox = Outbox.new(), held = false, dropped = 0,
     lastClock = nil, lastClockWall = nil,
@@ -126,14 +126,15 @@ function M.init()
   local saved = resume.load(S.start, t)
   if saved then
     -- loaded again in the same session and world: continue (feverlink3_resume.lua), no new Hello
-    S.seq, S.safe = saved.seq, saved.safe
+    S.seq, S.safe, S.loadedSave = saved.seq, saved.safe, saved.loaded
     S.resume = { t0 = t, gen = saved.gen, offset = saved.offset }
     for _, own in ipairs(saved.own) do
       -- an own action whose copy had come stays confirmed (the host's fields were saved with it); one still waiting
       -- for its copy waits on: the copy comes after the saved read position, or in the backlog read again
+      -- an own BuildCommit (its parked build committed, applied when the games leave the stop) waits the same way
       local stamp, seq = inbox.int(own.stamp), inbox.int(own.seq, 1)
       if stamp and seq and stamp >= t then
-        S.queue:push({ kind = 'action', stamp = stamp, from = id, seq = seq, body = own.body,
+        S.queue:push({ kind = own.kind == 'commit' and 'commit' or 'action', stamp = stamp, from = id, seq = seq, body = own.body,
           category = rules.category(own.category), allowed = own.allowed,
           unconfirmed = own.unconfirmed == true or nil })
       end
@@ -143,6 +144,7 @@ function M.init()
       .. n(S.queue:size(id)) .. ' own actions waiting; reading the backlog to ' .. n(saved.gen) .. ':'
       .. n(saved.offset) .. ' again without applying it')
   else
+    S.loadedSave = loadedSave
     if carried then
       -- after a resync load (feverlink3_resync.lua): own action numbers go on, the items waiting for a later stamp wait on
       S.seq, S.pauseRead = carried.seq, carried.pauseRead
@@ -173,13 +175,14 @@ local function flushItems()
   return S.queue:ofKind('flush')
 end
 
--- An own action waits for the host's copy (feverlink3_inbox.lua ownCopy) before it is applied.
+-- An own action waits for the host's copy (feverlink3_inbox.lua ownCopy) before it is applied; a peer's held build
+-- this game vetoed waits for the host's answer (relayed: dropped; late: applied). Either holds the barrier at its stamp.
 local function unconfirmed(item)
-  return item.unconfirmed == true
+  return item.unconfirmed == true or item.awaiting == true
 end
 
 local function complete(item)
-  if item.unconfirmed then return false end
+  if item.unconfirmed or item.awaiting then return false end
   return item.kind ~= 'flush' or item.pauseUpto <= S.pauseRead
 end
 
@@ -187,13 +190,17 @@ end
 -- complete flushes stamped <= t (they come first at their stamp; ordinary actions at t wait for beforeStep(t)).
 local function applyStanding(t)
   local items = S.queue:due(t, function(item)
-    if item.kind == 'flush' or item.unconfirmed then return complete(item) end
+    if item.kind == 'flush' or item.unconfirmed or item.awaiting then return complete(item) end
     return item.stamp < t
   end)
-  for _, item in ipairs(items) do apply.apply(S, item, t) end
+  for _, item in ipairs(items) do
+    if item.kind == 'flush' then checksum.beforeFlush(S, t, item.pauseUpto) end
+    apply.apply(S, item, t)
+  end
 end
 
--- The game stands at the stamp of an own action the host has not confirmed: said once per action after a while.
+-- The game stands at the stamp of an own action the host has not confirmed, or of a vetoed build the host has not
+-- answered: said once per item after a while.
 local function noteUnconfirmed(t, mine)
   if mine == nil or mine.stamp > t then
     S.heldBy = nil
@@ -204,14 +211,15 @@ local function noteUnconfirmed(t, mine)
     S.heldBy = { key = key, since = now }
   elseif not S.heldBy.logged and now - S.heldBy.since >= M.UNCONFIRMED_LOG_MS then
     S.heldBy.logged = true
-    log.warn('standing at ' .. n(t) .. ' for ' .. n(now - S.heldBy.since) .. ' ms: own action ' .. key
-      .. ' waits for the host\'s copy')
+    log.warn('standing at ' .. n(t) .. ' for ' .. n(now - S.heldBy.since) .. ' ms: '
+      .. (mine.awaiting and ('held build ' .. key .. ' vetoed here waits for the host\'s answer')
+        or ('own action ' .. key .. ' waits for the host\'s copy')))
   end
 end
 
 local function updatePace(t)
   local flushes = flushItems()
-  -- the lowest stamp of an own action without the host's copy yet (the queue is in stamp order)
+  -- the lowest stamp of an own action without the host's copy yet, or of a veto not answered (the queue is in stamp order)
   local mine = S.queue:firstWhere(unconfirmed)
   noteUnconfirmed(t, mine)
   S.barrier = rules.barrier(S.peers, S.stalledIds, flushes, S.pauseRead, mine and mine.stamp)
@@ -495,25 +503,27 @@ function M.requestSpeed(s)
   return true
 end
 
--- Own actions waiting for the host's copy.
+-- Own actions waiting for the host's copy; peers' held builds vetoed here waiting for the host's answer.
 local function unconfirmedCount()
-  local count = 0
+  local count, awaiting = 0, 0
   for _, item in ipairs(S.queue.items) do
     if item.unconfirmed then count = count + 1 end
+    if item.awaiting then awaiting = awaiting + 1 end
   end
-  return count
+  return count, awaiting
 end
 
 --- A read-only snapshot for the game's status and for tests.
 function M.status()
   local t
   if S.active then t = S.engine.time() end
+  local unconfirmedItems, awaitingVeto = unconfirmedCount()
   return {
     active = S.active, id = S.id, name = S.name, t = t, safe = S.safe, ahead = S.ahead, barrier = S.barrier,
     limit = S.pace.limit, speed = S.pace.speed, started = S.started, pauseAt = S.pauseAt, stop = S.pace.stop,
     late = S.late, queued = S.queue:size(), seq = S.seq, pause = S.pauseRead, margin = rules.smallestMargin(S.margins),
     outbox = S.outbox:size(), outboxDropped = S.outbox:stats().dropped, appendFailures = S.outbox:stats().failures,
-    held = S.held, parked = S.parkedTotal, dropped = S.dropped, unconfirmed = unconfirmedCount(),
+    held = S.held, parked = S.parkedTotal, dropped = S.dropped, unconfirmed = unconfirmedItems, awaitingVeto = awaitingVeto,
     need = S.need, holding = S.holding and S.holding.seq or nil,
   }
 end

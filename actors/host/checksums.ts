@@ -13,6 +13,7 @@ import type { PartDifference } from '../../machines/rules/checksumCompare.ts';
 import { futureStamp, maxClock } from '../../machines/rules/stamps.ts';
 import type { Clock, LogFn } from '../ports.ts';
 import { guarded, stackOf, startTicker } from '../supervise.ts';
+import type { PauseOrderContext } from '../../machines/pauseOrder.ts';
 import type { HostLockstep } from './hostLockstep.ts';
 import type { HostSession } from './hostSession.ts';
 import type { InspectionObserver } from './hostTypes.ts';
@@ -76,7 +77,11 @@ export function attachChecksums(
 
   const on = <T extends Parameters<typeof actor.on>[0]>(type: T, fn: Parameters<typeof actor.on<T>>[1]) =>
     actor.on(type, guarded(log, `checksums ${type}`, fn as (e: unknown) => void));
-  on('send.ChecksumRequest', (e) => host.broadcast('ChecksumRequest', e.payload));
+  // A paused round names the pause-order position it reads at: the pause actions flushed before this request
+  // (pause actions change the standing world; docs/DECISIONS.md "A paused round reads the world at a pause-order
+  // position"). Added here, where the request joins the host's one order of messages.
+  on('send.ChecksumRequest', (e) =>
+    host.broadcast('ChecksumRequest', e.payload.paused ? { ...e.payload, upto: flushedUpto(lockstep) } : e.payload));
   on('send.Authority', (e) => host.broadcast('Authority', e.payload, e.source));
   on('out.log', ({ type: _type, ...entry }) => log(entry));
   let repairStart: ((reason: string) => void) | undefined;
@@ -158,4 +163,11 @@ export function attachChecksums(
       actor.stop();
     },
   };
+}
+
+/** The pauseSeq of the last pause action the lockstep's pause order has flushed (0: none yet). */
+function flushedUpto(lockstep: HostLockstep): number {
+  const order = lockstep.actor.system.get('pauseOrder')?.getSnapshot().context as PauseOrderContext | undefined;
+  if (!order) return 0;
+  return (order.held[0]?.pauseSeq ?? order.nextSeq) - 1;
 }

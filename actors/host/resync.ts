@@ -20,6 +20,7 @@ import type { Clock, LogFn } from '../ports.ts';
 import { guarded, stackOf, startTicker } from '../supervise.ts';
 import type { HostChecksums } from './checksums.ts';
 import type { HostLockstep } from './hostLockstep.ts';
+import { attachRelayLedger } from './relayLedger.ts';
 import type { HostSession } from './hostSession.ts';
 import type { InspectionObserver } from './hostTypes.ts';
 
@@ -119,6 +120,7 @@ export function attachResync(
     ...(options.hostReloads === undefined ? {} : { hostReloads: options.hostReloads }),
     ...(options.hostLoadsEarly === undefined ? {} : { hostLoadsEarly: options.hostLoadsEarly }),
   };
+  const ledger = attachRelayLedger(lockstep, log);
   const actor = createActor(options.machine ?? resyncMachine, { clock, systemId: RESYNC_SYSTEM_ID, input, ...(inspect ? { inspect } : {}) });
   const status: ResyncStatus = { rounds: { verified: 0, failed: 0 }, state: 'Idle', id: 0 };
   const context = () => actor.getSnapshot().context;
@@ -182,8 +184,13 @@ export function attachResync(
     // A participant without a connection any more has nothing to wait for: the roster's leave removes it.
   });
   on('out.load', (e) => {
+    // after the load line: what the save does not hold of what was relayed (a returner or a joiner missed some of it);
+    // the save was made standing at the session's pauseAt (the round's own pauseAt is a previous round's until a Hello)
+    const savedAt = sessionOf(lockstep.actor.getSnapshot().context).pauseAt;
+    const unsaved = savedAt === undefined ? [] : ledger.since(savedAt);
     for (const to of e.to) {
       host.sendTo(to, 'ResyncLoad', { id: e.id, name: e.name, sha256: e.sha256 });
+      for (const m of unsaved) host.sendTo(to, m.kind, m.payload as never);
       host.releaseHeld(to);
     }
   });
@@ -391,6 +398,7 @@ export function attachResync(
       stopTicks();
       transfer?.cancel();
       off();
+      ledger.stop();
       actor.stop();
     },
   };

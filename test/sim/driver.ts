@@ -1,13 +1,24 @@
 // Moves the simulator's one clock (issue 9 item 1): from one due timer to the next (the network's deliveries, the
 // sessions' and machines' timers, the games' frames all live on it), letting the promise continuations each step
 // starts run before the next. Work that is asynchronous without being timed (a Lua state being made, a link being
-// opened) is `blocking`: the clock waits for it, so how long it takes in real time never shows in a run.
+// opened) is `blocking`: the clock waits for it, so how long it takes in real time never shows in a run. Real file
+// work started by the sessions (a resync save hashed, streamed, received, spooled) holds the clock too: a step waits
+// until no file request of this process is pending (fileWorkPending), so a save's chunks leave at the same clock time
+// on every run of a seed, however fast the disk is.
 import type { ManualClock } from '../../adapters/clock.ts';
 import { settle } from '../../adapters/transport/memoryDriver.ts';
 
 interface TimeoutEntry {
   start: number;
   timeout: number;
+}
+
+/** Node's handles of file requests in flight (fs callbacks, fs.promises, a FileHandle's close). */
+const FILE_REQUESTS = new Set(['FSReqCallback', 'FSReqPromise', 'CloseReq', 'FileHandleCloseReq']);
+
+/** Some file request of this process has not completed yet (a read, a write, an open, a close). */
+export function fileWorkPending(): boolean {
+  return process.getActiveResourcesInfo().some((r) => FILE_REQUESTS.has(r));
 }
 
 export class SimDriver {
@@ -65,7 +76,8 @@ export class SimDriver {
 
   private async quiet(): Promise<void> {
     await settle();
-    while (this.busy > 0) await settle();
+    // bounded: a file request that never ends (it cannot, here) would otherwise hold the run forever
+    for (let turns = 0; this.busy > 0 || (fileWorkPending() && turns < 100_000); turns++) await settle();
   }
 
   /** One step: to the next due timer, at most to `limit`. */

@@ -7,6 +7,14 @@ export interface WrittenAction {
   readonly from: number;
   readonly seq: number;
   readonly stamp: number;
+  /**
+   * Its game's world was not the session's when it wrote it, or stopped being it before the action could reach every
+   * game (an outsider, a player away, one back without a catch-up): the host refuses it or never gets it, and the
+   * world it was made in is replaced by a load. The never-lost check leaves it out.
+   */
+  excused: boolean;
+  /** Written while its game did not hold the session's world (an outsider before its load): refused everywhere. */
+  readonly outsider: boolean;
 }
 
 export interface FromGameView {
@@ -17,10 +25,19 @@ export interface FromGameView {
 
 const decoder = new TextDecoder();
 
+interface Folder {
+  id: number;
+  offset: number;
+  view: FromGameView;
+  rest: string;
+  inWorld: () => boolean;
+  outsider: () => boolean;
+}
+
 /** Follows from_game.log of each registered folder as the games append to it. */
 export class FromGameLogs {
   private readonly fs: MemoryFs;
-  private readonly folders = new Map<string, { id: number; offset: number; view: FromGameView; rest: string }>();
+  private readonly folders = new Map<string, Folder>();
   private readonly unwatch: () => void;
 
   constructor(fs: MemoryFs) {
@@ -32,14 +49,17 @@ export class FromGameLogs {
     });
   }
 
-  /** Starts following `<dir>/from_game.log` of the game with this id. */
-  follow(dir: string, id: number): FromGameView {
+  /**
+   * Starts following `<dir>/from_game.log` of the game with this id; `inWorld`: its world is the session's now;
+   * `outsider`: its game holds no world of the session's (before its load).
+   */
+  follow(dir: string, id: number, inWorld: () => boolean = () => true, outsider: () => boolean = () => false): FromGameView {
     const view: FromGameView = { promised: -1, actions: [] };
-    this.folders.set(`${dir}/from_game.log`, { id, offset: 0, view, rest: '' });
+    this.folders.set(`${dir}/from_game.log`, { id, offset: 0, view, rest: '', inWorld, outsider });
     return view;
   }
 
-  private read(path: string, folder: { id: number; offset: number; view: FromGameView; rest: string }): void {
+  private read(path: string, folder: Folder): void {
     const inode = this.fs.inode(path);
     if (inode === undefined || inode.size <= folder.offset) return;
     const text = folder.rest + decoder.decode(inode.bytes.subarray(folder.offset, inode.size));
@@ -59,7 +79,7 @@ export class FromGameLogs {
       }
       if (kind === 'Clock' && typeof payload.safe === 'number') folder.view.promised = Math.max(folder.view.promised, payload.safe);
       if (kind === 'Action' && payload.pause !== true && typeof payload.stamp === 'number' && typeof payload.seq === 'number') {
-        folder.view.actions.push({ from: folder.id, seq: payload.seq, stamp: payload.stamp });
+        folder.view.actions.push({ from: folder.id, seq: payload.seq, stamp: payload.stamp, excused: !folder.inWorld(), outsider: folder.outsider() });
       }
     }
   }

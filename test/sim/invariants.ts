@@ -2,12 +2,16 @@
 // apply the same items at the same stamps in the same order (apply logs), nothing is applied after its stamp, no game
 // steps past a peer's promise (its barrier), every action is applied exactly once on every such game or nowhere,
 // worlds are equal at every common pause, the session makes progress; and an outsider's actions are refused
-// everywhere, its own game included. Each check counts what it looked at (`checks`); a failure names the invariant
-// and its first differing entry.
+// everywhere, its own game included. With checksum rounds and resync rounds running (issues 10 and 11): the checksum
+// rounds find no difference where none was injected, an injected divergence is found (named by its part) and
+// repaired, money never by a reload. A loaded resync save replaces a game's apply log with the saver's (worldLogs).
+// Each check counts what it looked at (`checks`); a failure names the invariant and its first differing entry.
 import type { GameRecord } from './simGame.ts';
 import type { SessionRun, SimGameSlot } from './session.ts';
 
-export const INVARIANTS = ['sameOrder', 'notLate', 'barrier', 'exactlyOnce', 'worldsEqual', 'progress', 'outsiderRefused'] as const;
+export const INVARIANTS = [
+  'sameOrder', 'notLate', 'barrier', 'exactlyOnce', 'worldsEqual', 'progress', 'outsiderRefused', 'checksumsAgree', 'detected', 'repaired',
+] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
 export interface Failure {
@@ -23,9 +27,20 @@ export interface Verdict {
 const key = (r: { from: number; seq: number }): string => `${r.from}:${r.seq}`;
 const entry = (r: GameRecord): string => `t=${r.t} ${r.kind} ${key(r)} stamp=${r.stamp} ${r.ok ? 'applied' : 'refused by the engine'}`;
 
-/** The applied items of a game below a stamp, in the order applied. */
-function appliedBelow(slot: SimGameSlot, below: number): GameRecord[] {
-  return (slot.game?.records ?? []).filter((r) => r.what === 'apply' && r.stamp < below);
+/**
+ * Each game's apply log as its world holds it: its applies in order, where a load of a resync save replaces the log
+ * with the log of the game that wrote the save, as it stood when it saved (the world it loaded holds exactly those).
+ */
+export function worldLogs(slots: readonly SimGameSlot[]): Map<SimGameSlot, GameRecord[]> {
+  const all = slots.flatMap((slot) => (slot.game?.records ?? []).map((r) => ({ slot, r }))).sort((a, b) => a.r.order - b.r.order);
+  const logs = new Map<SimGameSlot, GameRecord[]>(slots.map((s) => [s, []]));
+  const saved = new Map<string, GameRecord[]>();
+  for (const { slot, r } of all) {
+    if (r.what === 'apply') logs.get(slot)!.push(r);
+    else if (r.what === 'save') saved.set(r.name!, [...logs.get(slot)!]);
+    else if (r.what === 'load') logs.set(slot, [...(saved.get(r.name!) ?? [])]);
+  }
+  return logs;
 }
 
 export function checkRun(run: SessionRun): Verdict {
@@ -35,16 +50,24 @@ export function checkRun(run: SessionRun): Verdict {
     if (!failures.some((f) => f.invariant === invariant)) failures.push({ invariant, detail });
   };
   const world = run.slots.filter((s) => s.holdsWorld && s.game !== undefined);
-  const window = (s: SimGameSlot): number => s.window ?? s.endT ?? 0;
+  const logs = worldLogs(run.slots);
+  /** The applied items of a game below a stamp, in the order its world holds them. */
+  const appliedBelow = (slot: SimGameSlot, below: number): GameRecord[] => logs.get(slot)!.filter((r) => r.stamp < below);
+  // a game whose world stopped being the session's (a divergence injected, a return without a catch-up) and loaded
+  // no save since is compared up to there only
+  const window = (s: SimGameSlot): number => Math.min(s.window ?? s.endT ?? 0, s.staleT ?? Infinity);
 
   // progress
   checks.progress += 1;
   for (const p of run.problems) fail(p.invariant as Invariant, p.detail);
 
-  // notLate: every item applied at its stamp, on every world game
+  // notLate: every item applied at its stamp, on every world game (not in the old world a game back without a
+  // catch-up runs on until its load)
+  const stale = (s: SimGameSlot, r: GameRecord): boolean =>
+    (s.staleFrom !== undefined && r.order >= s.staleFrom) || s.staleSpans.some((span) => r.order >= span.from && r.order < span.to);
   for (const s of world) {
     for (const r of s.game!.records) {
-      if (r.what !== 'apply') continue;
+      if (r.what !== 'apply' || stale(s, r)) continue;
       checks.notLate += 1;
       if (r.t !== r.stamp) fail('notLate', `${s.plan.name} applied ${key(r)} (${r.kind}) at t=${r.t}, stamp ${r.stamp}`);
     }
@@ -80,8 +103,7 @@ export function checkRun(run: SessionRun): Verdict {
   const appliedAt = new Map<string, { stamp: number; by: string }>();
   for (const s of world) {
     const seen = new Set<string>();
-    for (const r of s.game!.records) {
-      if (r.what !== 'apply') continue;
+    for (const r of logs.get(s)!) {
       const k = key(r);
       checks.exactlyOnce += 1;
       if (seen.has(k)) fail('exactlyOnce', `${s.plan.name} applied ${k} twice (again at t=${r.t})`);
@@ -93,7 +115,7 @@ export function checkRun(run: SessionRun): Verdict {
     for (const s of world) {
       if (at.stamp >= window(s)) continue;
       checks.exactlyOnce += 1;
-      const mine = s.game!.records.find((r) => r.what === 'apply' && key(r) === k);
+      const mine = logs.get(s)!.find((r) => key(r) === k);
       if (!mine) {
         const refused = s.game!.records.some((r) => r.what === 'refuse' && key(r) === k);
         fail('exactlyOnce', `${at.by} applied ${k} at ${at.stamp}; ${s.plan.name} ${refused ? 'refused it (vetoed)' : 'never applied it'}`);
@@ -102,7 +124,7 @@ export function checkRun(run: SessionRun): Verdict {
   }
   for (const s of world) {
     for (const w of s.written?.actions ?? []) {
-      if (world.some((o) => w.stamp >= window(o))) continue;
+      if (w.excused || world.some((o) => w.stamp >= window(o))) continue;
       checks.exactlyOnce += 1;
       const k = key(w);
       const anywhere = world.some((o) => o.game!.records.some((r) => key(r) === k && r.what !== 'step'));
@@ -110,12 +132,14 @@ export function checkRun(run: SessionRun): Verdict {
     }
   }
 
-  // outsiderRefused: an outsider's actions are applied nowhere, its own game included
-  for (const o of run.slots.filter((s) => !s.holdsWorld && s.game !== undefined && s.id !== undefined)) {
+  // outsiderRefused: an outsider's actions are applied nowhere, its own game included (a late joiner is one until
+  // it loads the session's world: its own game's records before that load)
+  for (const o of run.slots.filter((s) => s.game !== undefined && s.id !== undefined && (!s.holdsWorld || s.written?.actions.some((w) => w.outsider)))) {
     checks.outsiderRefused += 1;
-    const own = o.game!.records.find((r) => r.what === 'apply' && r.from === o.id && r.kind === 'action');
+    const firstLoad = o.game!.records.find((r) => r.what === 'load')?.order ?? Infinity;
+    const own = o.game!.records.find((r) => r.what === 'apply' && r.from === o.id && r.kind === 'action' && r.order < firstLoad);
     if (own) fail('outsiderRefused', `the outsider ${o.plan.name} applied its own action ${key(own)} (stamp ${own.stamp})`);
-    for (const w of o.written?.actions ?? []) {
+    for (const w of (o.written?.actions ?? []).filter((x) => x.outsider)) {
       checks.outsiderRefused += 1;
       const k = key(w);
       const applier = [o, ...world].find((s) => s.game!.records.some((r) => r.what === 'apply' && key(r) === k));
@@ -133,5 +157,43 @@ export function checkRun(run: SessionRun): Verdict {
         + `${run.slots[other.index]!.plan.name} ${other.hash.slice(0, 12)}`);
     }
   }
+  checkRepairs(run, checks, fail);
   return { failures, checks };
+}
+
+/** The checksum rounds and repairs: no difference where none was injected; an injected one found and repaired. */
+function checkRepairs(run: SessionRun, checks: Record<Invariant, number>, fail: (invariant: Invariant, detail: string) => void): void {
+  const { differences, repairRequests, rounds } = run.checksums;
+  const d = run.divergence;
+  checks.checksumsAgree += rounds.identical + rounds.different;
+  if (d === undefined) {
+    const first = differences[0];
+    if (first) fail('checksumsAgree', `checksum round ${first.n} differed with no divergence injected: ${first.parts.map((p) => p.part).join(', ')}`);
+    const request = repairRequests[0];
+    if (request) fail('checksumsAgree', `a repair was requested with no divergence injected: ${request.reason}`);
+    return;
+  }
+  const slot = run.slots[d.index]!;
+  const where = `the divergence injected into ${slot.plan.name} at t=${d.t} (${d.what})`;
+  if (d.kind === 'money') {
+    const request = repairRequests.find((r) => /money/.test(r.reason));
+    if (request) fail('checksumsAgree', `${where}: a repair was requested for money: ${request.reason}`);
+  }
+  // a player that left with its divergence took it away: nothing to find or repair
+  if (!slot.stayed && d.index !== 0) return;
+  // found: a round named its part, or a save loaded (or Authority applied) before a round could compare it, or the
+  // world's own course undid it (a road rebuilt) before two rounds were compared
+  checks.detected += 1;
+  const part = d.kind === 'edges' ? 'edges' : 'money';
+  const named = differences.some((r) => r.parts.some((p) => p.part === part)) || (d.kind === 'verdicts' && repairRequests.some((r) => /^verdicts/.test(r.reason)));
+  const replaced = run.happened.has('divergenceLoaded') || (d.kind !== 'edges' && run.happened.has('authority'));
+  const comparedMeanwhile = (d.roundsAtRepair ?? Infinity) - d.roundsAtInjection;
+  if (!named && !replaced && comparedMeanwhile >= 2) {
+    fail('detected', `${where} was not found by a checksum round (${differences.length} rounds differed, ${comparedMeanwhile === Infinity ? 'never repaired' : `${comparedMeanwhile} compared before it was gone`})`);
+  }
+  // repaired: a common pause found the worlds equal again
+  checks.repaired += 1;
+  if (!d.repaired) {
+    fail('repaired', `${where} was not repaired: rounds ${JSON.stringify(rounds)}, repair requests ${JSON.stringify(repairRequests.map((r) => r.reason))}, resyncs ${JSON.stringify(run.resyncs.rounds)}${run.resyncs.last?.failure ? ` (last failed: ${run.resyncs.last.failure})` : ''}`);
+  }
 }

@@ -6,6 +6,9 @@ import { SimRandom } from './random.ts';
 
 export type SimSpeed = 0 | 1 | 2 | 4;
 
+/** What an injected divergence changes (Plan.divergence). */
+export type DivergenceKind = 'edges' | 'money' | 'verdicts';
+
 export interface PlanGame {
   readonly name: string;
   readonly address: string;
@@ -54,6 +57,13 @@ export interface Plan {
   readonly runMs: number;
   readonly games: readonly PlanGame[];
   readonly events: readonly PlanEvent[];
+  /**
+   * One divergence injected into one game's world (by its index in `games`) at `at`: `edges` (the first road changes
+   * hands; the policy repairs it by a resync round), `money` (a little more money: corrected by the host's Authority,
+   * never a reload) or `verdicts` (no money at all: that game refuses the builds the others apply, and the differing
+   * verdicts ask for a repair at once).
+   */
+  readonly divergence?: { readonly game: number; readonly at: number; readonly kind: DivergenceKind };
 }
 
 /** Which workloads a plan may draw (the ones that fork while a fix is missing can be left out). */
@@ -72,13 +82,19 @@ export interface Workloads {
   /** Players' connections drop and resume (the launcher's reconnect loop; the host catches them up). */
   readonly drops: boolean;
   readonly heldBuilds: boolean;
+  /** One game's world made to differ (the checksum rounds must find it; a resync round or Authority repairs it). */
+  readonly divergence: boolean;
+  /** Half the money divergences take all the money (the verdicts differ): off, the seeds found before it stay as they were. */
+  readonly verdictDivergence: boolean;
 }
 
 export const ALL_WORKLOADS: Workloads = {
   lateJoin: true, startEarly: true, outsidersAct: true, pauseStorm: true, leave: true, freeze: true, reload: true,
   playerPause: true, drops: true,
-  // off until its fork is fixed (docs/SIMULATOR.md "Known forks": seeds 48 and 93 at full length); `--with heldBuilds`
-  heldBuilds: false,
+  // its forks are fixed (docs/SIMULATOR.md "Known forks": seeds 48 and 93 at full length, test/sim/forks.test.ts)
+  heldBuilds: true,
+  divergence: true,
+  verdictDivergence: true,
 };
 
 export interface PlanOptions {
@@ -190,10 +206,20 @@ export function drawPlan(seed: number, options: PlanOptions = {}): Plan {
       if (w.heldBuilds && hb.chance(0.7)) Object.assign(game, { heldBuilds: share });
     }
   }
+  // a divergence, from a stream of its own; a full-length session then runs long enough for two checksum rounds after
+  // it (a shorter one leaves the repair to its end, where the session runs on until it is repaired)
+  const dv = new SimRandom(seed ^ 0xd1f7);
+  const divergence = dv.chance(0.35)
+    ? { game: dv.int(0, players), at: dv.int(500, Math.max(600, runMs - 1_000)), kind: dv.pick(['edges', 'edges', 'money'] as const) as DivergenceKind }
+    : undefined;
+  // half the money divergences take all the money (drawn after the others: the draws above stay what they were)
+  if (w.verdictDivergence && divergence?.kind === 'money' && dv.chance(0.5)) Object.assign(divergence, { kind: 'verdicts' });
+  const diverges = w.divergence && divergence !== undefined ? { divergence } : {};
+  if (diverges.divergence) runMs = Math.max(runMs, divergence!.at + Math.round(12_000 * scale));
   // a pause in the middle of a long freeze would hold the stall rule off: long freezes run unpaused
   if (freeze && freeze.forMs > 20_000) {
     const during = (e: PlanEvent) => e.at >= freeze!.at - 3_000 && e.at <= freeze!.at + freeze!.forMs;
-    return { seed, startEarly: w.startEarly && r.chance(0.1), pauseStorm, runMs, games, events: events.filter((e) => !during(e)) };
+    return { seed, startEarly: w.startEarly && r.chance(0.1), pauseStorm, runMs, games, events: events.filter((e) => !during(e)), ...diverges };
   }
-  return { seed, startEarly: w.startEarly && r.chance(0.1), pauseStorm, runMs, games, events };
+  return { seed, startEarly: w.startEarly && r.chance(0.1), pauseStorm, runMs, games, events, ...diverges };
 }

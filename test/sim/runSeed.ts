@@ -38,7 +38,7 @@ export async function runSeed(seed: number, options: SimOptions = {}): Promise<S
   const happened = new Set(run.happened);
   // an outsider (a late joiner, or a start without its Hello) sent actions: the host must have refused each one
   // everywhere, its own game included (outsiderRefused)
-  if (run.slots.some((s) => !s.holdsWorld && s.game !== undefined && (s.written?.actions.length ?? 0) > 0)) happened.add('outsiderActed');
+  if (run.slots.some((s) => s.written?.actions.some((w) => w.outsider))) happened.add('outsiderActed');
   return { seed, failures, checks, happened: [...happened].sort(), hash, players: plan.games.length - 1, simMs: run.simMs, run };
 }
 

@@ -3,26 +3,40 @@
 // running the real mod on the other end of each folder — all on ONE simulated clock, everything drawn from the
 // plan's seed. It plays the plan's timeline (pauses, speeds, bursts, freezes, joins, leaves, cuts, a mod reload),
 // then pauses the session and waits for every game to stand still. The games' records and what the invariants need
-// are kept in `SimGameSlot`s; the checks are invariants.ts's.
+// are kept in `SimGameSlot`s; the checks are invariants.ts's. Here: the host, its game, the start and the wrap-up; the
+// pieces share one `SimSession` (sessionContext.ts): playerLauncher.ts (a player's launcher), gameStart.ts (a game
+// framed), onlineBarrier.ts (its records), timeline.ts and divergence.ts (the plan's events), pauses.ts and finish.ts.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
+import { attachChecksums, type ChecksumStatus } from '../../actors/host/checksums.ts';
 import { attachLockstep, type HostLockstep } from '../../actors/host/hostLockstep.ts';
+import { attachResync, type ResyncStatus } from '../../actors/host/resync.ts';
 import { HostSession } from '../../actors/host/hostSession.ts';
-import { PlayerSession } from '../../actors/player/playerSession.ts';
-import type { Connection, LogFn } from '../../actors/ports.ts';
+import type { PlayerSession } from '../../actors/player/playerSession.ts';
+import type { LogFn } from '../../actors/ports.ts';
 import type { Crypto } from '../../protocol/crypto.ts';
 import { createSimulatedClock } from '../../adapters/clock.ts';
 import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
 import type { GameLink } from '../../adapters/fileLink/gameLink.ts';
 import { MemoryFs } from '../../adapters/fileLink/memoryFs.ts';
 import { openMemoryGameLink } from '../../adapters/fileLink/memoryLink.ts';
-import { bridgeHostGame, bridgePlayerGame, forwardToGame } from '../../adapters/launcher/gameBridge.ts';
-import { ReconnectLoop } from '../../adapters/launcher/reconnect.ts';
+import { bridgeHostGame } from '../../adapters/launcher/gameBridge.ts';
+import { gameForwarder } from '../../adapters/launcher/resyncCursor.ts';
+import { hostResyncFiles } from '../../adapters/saves/hostResyncFiles.ts';
 import { createMemoryNetwork, type MemoryNetwork } from '../../adapters/transport/memory.ts';
 import { seededRandom } from '../../adapters/transport/memorySocket.ts';
 import { KEY } from '../support/session.ts';
 import { SimDriver } from './driver.ts';
+import { finish } from './finish.ts';
 import { FromGameLogs, type FromGameView } from './fromGameLog.ts';
+import { startGame } from './gameStart.ts';
+import { watchPauses } from './pauses.ts';
 import type { Plan, PlanGame } from './plan.ts';
-import { SimulatedGame, type GameRecord } from './simGame.ts';
+import { join } from './playerLauncher.ts';
+import { HOST_ADDRESS, type InjectedDivergence, type SimSession } from './sessionContext.ts';
+import type { SimulatedGame } from './simGame.ts';
+import { scheduleTimeline } from './timeline.ts';
 
 /** One game of the session: its plan, its launcher's session, its game and what the checks need. */
 export interface SimGameSlot {
@@ -49,6 +63,20 @@ export interface SimGameSlot {
   /** Its connection dropped (the plan's drops) and came back resumed. */
   drops: number;
   resumes: number;
+  /**
+   * The game time from which its world is not the session's until it loads a save: the plan's divergence was
+   * injected there, or it came back from a drop without a catch-up (the checks compare its log up to there).
+   */
+  staleT?: number;
+  /**
+   * Its records (by `order`) made while its world was not the session's before a load: as an outsider (a late
+   * joiner), or back from a drop without a catch-up (the old world it runs on meanwhile applies what it still gets
+   * late or never); `staleFrom` is the open span's start.
+   */
+  readonly staleSpans: { from: number; to: number }[];
+  staleFrom?: number;
+  /** Still in the session at its end. */
+  stayed?: boolean;
 }
 
 export interface SessionRun {
@@ -64,6 +92,11 @@ export interface SessionRun {
   readonly steps: number;
   /** The last log lines (for a failure's report). */
   readonly tail: string[];
+  /** The host's checksum rounds and resync rounds as they ended (the repair checks). */
+  readonly checksums: ChecksumStatus;
+  readonly resyncs: ResyncStatus;
+  /** The plan's divergence: when and where it was injected, and whether a common pause found the worlds equal since. */
+  readonly divergence?: InjectedDivergence;
 }
 
 export interface SessionOptions {
@@ -74,9 +107,6 @@ export interface SessionOptions {
   /** The mod's folder (default the checkout's mod/). */
   readonly modDir?: string;
 }
-
-const HOST_ADDRESS = '10.0.0.1';
-const WORLD_SEED = 7;
 
 /** Runs the plan's session to its end. */
 export async function runSession(plan: Plan, options: SessionOptions = {}): Promise<SessionRun> {
@@ -99,176 +129,61 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   const fs = new MemoryFs();
   const written = new FromGameLogs(fs);
   const slots: SimGameSlot[] = plan.games.map((g, index) => ({
-    index, plan: g, present: false, holdsWorld: false, frozenUntil: 0, barrierBreaks: [], stops: [], stepsChecked: 0, drops: 0, resumes: 0,
+    index, plan: g, present: false, holdsWorld: false, frozenUntil: 0, barrierBreaks: [], staleSpans: [], stops: [], stepsChecked: 0, drops: 0, resumes: 0,
   }));
   for (const slot of slots.slice(1)) net.route(slot.plan.address, HOST_ADDRESS, slot.plan.link);
   const faultIndex = options.fault === 'fork' ? (slots.length > 1 ? 1 : 0) : -1;
+  // Each game's savegame folder (a resync round's saves: real files, the save streamed and received as the launchers
+  // do; the driver holds the clock while a file request is pending, so a seed replays the same)
+  const savesRoot = mkdtempSync(joinPath(tmpdir(), `fl3-sim-${plan.seed}-`));
+  const savedItems = new Map<string, number>();
+  const savesOf = (slot: SimGameSlot): string => {
+    const dir = joinPath(savesRoot, slot.plan.name);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  };
 
   let hostLink: GameLink | undefined;
   const host = new HostSession(
     { hostName: 'host', key: KEY, pingIntervalMs: 1000, maxPlayers: 16 },
-    { crypto, clock, wallClock: () => clock.now(), log, localGame: (m) => hostLink && forwardToGame(hostLink, m, log) },
+    { crypto, clock, wallClock: () => clock.now(), log, localGame: (m) => hostLink && gameForwarder(hostLink, log)(m) },
   );
   const lockstep: HostLockstep = attachLockstep(host, { clock, wallClock: () => clock.now(), log }, {
     onFailure: (err) => problems.push({ invariant: 'progress', detail: `the lockstep failed: ${String(err)}` }),
   });
+  const failed = (what: string) => (err: unknown) => problems.push({ invariant: 'progress', detail: `${what} failed: ${String(err)}` });
+  const checksums = attachChecksums(host, lockstep, { clock, log }, { onFailure: failed('the checksum rounds') });
+  const resync = attachResync(
+    host,
+    lockstep,
+    checksums,
+    { clock, log, files: hostResyncFiles({ savesDir: savesOf(slots[0]!), sealChunk: (p) => host.sealChunk(p), clock, log }) },
+    { onFailure: failed('the resync round') },
+  );
   const listener = net.listen(`${HOST_ADDRESS}:7000`, { log });
   host.attach(listener);
   const lockstepContext = () => lockstep.actor.getSnapshot().context;
   const lockstepState = () => String(lockstep.actor.getSnapshot().value);
-
-  /** Online barrier check: a world game leaving t must hold every world peer's promise above t. */
-  const onRecord = (slot: SimGameSlot) => (r: GameRecord): void => {
-    if (r.what !== 'step' || !slot.holdsWorld || !slot.present) return;
-    slot.stepsChecked += 1;
-    const games = lockstepContext().games;
-    for (const peer of slots) {
-      if (peer === slot || !peer.present || !peer.holdsWorld || peer.written === undefined || peer.id === undefined) continue;
-      if (games[peer.id]?.stalled !== undefined) continue; // the host's promise stands in for a stalled game
-      if (games[peer.id] === undefined) continue; // away (its connection dropped): the host took it out of the game
-      if (r.t >= peer.written.promised && slot.barrierBreaks.length < 5) {
-        slot.barrierBreaks.push({ t: r.t, peer: peer.index, promised: peer.written.promised });
-      }
-    }
+  const s: SimSession = {
+    plan, options, clock, driver, crypto, log, note, problems, happened, pauses, net, fs, written, slots, faultIndex,
+    savesOf, savedItems, host, lockstep, checksums, resync, lockstepContext, lockstepState,
+    reloading: new Set(), downUntil: new Map(), away: new Set(), divergence: undefined, startAt: 0, finishing: false,
   };
-
-  async function startGame(slot: SimGameSlot, link: GameLink, dir: string): Promise<void> {
-    slot.written = written.follow(dir, slot.id!);
-    const game = await driver.blocking(() =>
-      SimulatedGame.start({
-        fs, dir, clock, worldSeed: WORLD_SEED, botSeed: slot.plan.botSeed, botRate: slot.plan.botRate,
-        throttle: slot.plan.throttle, fault: slot.index === faultIndex, ...(slot.plan.heldBuilds ? { heldBuilds: slot.plan.heldBuilds } : {}), ...(options.modDir ? { modDir: options.modDir } : {}), log: (text) => note(`${slot.plan.name} ${text}`),
-      }),
-    );
-    game.onRecord = onRecord(slot);
-    slot.game = game;
-    slot.present = true;
-    slot.stops.push(() => void link.close());
-    const frame = (): void => {
-      if (!slot.present || slot.game !== game) return;
-      const now = clock.now();
-      if (now < slot.frozenUntil) {
-        clock.setTimeout(frame, slot.frozenUntil - now);
-        return;
-      }
-      if (!reloading.has(slot)) {
-        try {
-          game.frame();
-        } catch (e) {
-          problems.push({ invariant: 'progress', detail: `${slot.plan.name}'s frame threw: ${String(e)}` });
-        }
-      }
-      clock.setTimeout(frame, slot.plan.frameMs);
-    };
-    clock.setTimeout(frame, slot.plan.frameMs);
-  }
-  const reloading = new Set<SimGameSlot>();
 
   // ---- the host's game ----
   const hostSlot = slots[0]!;
   hostSlot.id = 0;
   hostLink = await driver.blocking(() => openMemoryGameLink(fs, '/s/host', { name: 'host', id: 0, role: 'host' }, { clock }));
   hostSlot.stops.push(bridgeHostGame(host, hostLink, log));
-  await startGame(hostSlot, hostLink, '/s/host');
+  await startGame(s, hostSlot, hostLink, '/s/host');
 
-  // ---- a player: connect, join, open its folder, start its game ----
-  async function join(slot: SimGameSlot): Promise<boolean> {
-    const pending = net.connect(`${HOST_ADDRESS}:7000`, { localAddress: slot.plan.address, log });
-    let conn: Connection | undefined;
-    let refused = false;
-    pending.then((c) => (conn = c), () => (refused = true));
-    if (!(await driver.until(() => conn !== undefined || refused, 20_000)) || conn === undefined) return false;
-    const player = new PlayerSession({ name: slot.plan.name, key: KEY }, { crypto, clock, wallClock: () => clock.now(), log });
-    let ended = false;
-    player.on((n) => {
-      if (n.type === 'ended') ended = true;
-    });
-    player.connect(conn);
-    if (!(await driver.until(() => player.joined || ended, 20_000)) || !player.joined) return false;
-    slot.player = player;
-    slot.id = player.you;
-    const dir = `/s/${slot.plan.name}`;
-    const link = await driver.blocking(() =>
-      openMemoryGameLink(fs, dir, { name: slot.plan.name, id: slot.id!, role: 'player' }, { clock }),
-    );
-    slot.stops.push(bridgePlayerGame(player, link, log));
-    slot.stops.push(reconnectsBy(slot, player));
-    await startGame(slot, link, dir);
-    return true;
-  }
-
-  /**
-   * The launcher's own reconnect loop (adapters/launcher/reconnect.ts) on the simulated clock: after a drop it dials
-   * the host from the player's address; while the plan keeps the host unreachable (`downUntil`) no attempt connects.
-   */
-  function reconnectsBy(slot: SimGameSlot, player: PlayerSession): () => void {
-    const loop = new ReconnectLoop({
-      player,
-      clock,
-      random: seededRandom(plan.seed + slot.index),
-      log,
-      connect: async () => {
-        if (clock.now() < (downUntil.get(slot) ?? 0)) return undefined;
-        const pending = net.connect(`${HOST_ADDRESS}:7000`, { localAddress: slot.plan.address, log });
-        return pending.catch(() => undefined);
-      },
-    });
-    const off = player.on((n) => {
-      if (n.type === 'away') away.add(slot);
-      if (n.type === 'resumed') {
-        away.delete(slot);
-        happened.add(n.caughtUp ? 'resumed' : 'resumedNotCaughtUp');
-        slot.resumes += 1;
-        // The simulator runs no resync round: a returner the host cannot catch up would never hold the world again.
-        if (!n.caughtUp) problems.push({ invariant: 'progress', detail: `${slot.plan.name} resumed without a catch-up` });
-      } else if (n.type === 'ended' && slot.present) {
-        problems.push({ invariant: 'progress', detail: `${slot.plan.name}'s session ended: ${n.reason}` });
-      }
-    });
-    return () => {
-      off();
-      loop.stop();
-    };
-  }
-  const downUntil = new Map<SimGameSlot, number>();
-  /** Players between a drop and their resume (a drop during a resume is the same episode). */
-  const away = new Set<SimGameSlot>();
-
-  /** The plan's drop: the player's live link is cut (bytes on the way are lost, a frame may be cut in two). */
-  function drop(slot: SimGameSlot, downMs: number): void {
-    if (!slot.present || !slot.player?.joined || away.has(slot)) return;
-    const link = net.links().find((l) => l.client.localAddress === slot.plan.address && l.cutReason === undefined);
-    if (!link) return;
-    downUntil.set(slot, clock.now() + downMs);
-    slot.drops += 1;
-    happened.add('drop');
-    net.cut(link.client);
-  }
-
-  function leave(slot: SimGameSlot, how: 'leave' | 'cut'): void {
-    if (!slot.present) return;
-    slot.endT = slot.game?.time();
-    const worldTimes = slots.filter((s) => s.present && s.holdsWorld && s.game).map((s) => s.game!.time());
-    slot.window = Math.min(slot.endT ?? 0, ...worldTimes);
-    slot.present = false;
-    happened.add(how);
-    if (how === 'leave') slot.player?.leave();
-    else {
-      const link = net.links().find((l) => l.client.localAddress === slot.plan.address);
-      if (link) net.cut(link.client);
-    }
-    for (const stop of slot.stops) stop();
-    slot.game?.close();
-  }
-
-  let startAt = 0;
   const run = async (): Promise<void> => {
     // the players join at once, as players answering an invite do
     let joining = 0;
     for (const slot of slots.slice(1)) {
       if (slot.plan.joinAt !== 'start') continue;
       joining += 1;
-      void join(slot).then((ok) => {
+      void join(s, slot).then((ok) => {
         joining -= 1;
         if (!ok) problems.push({ invariant: 'progress', detail: `${slot.plan.name} could not join before the start` });
       });
@@ -283,140 +198,14 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
       problems.push({ invariant: 'progress', detail: `the session did not start: ${lockstep.waiting() ?? '?'}` });
       return;
     }
-    startAt = clock.now();
+    s.startAt = clock.now();
     const games = lockstepContext().games;
     for (const slot of slots) slot.holdsWorld = slot.present && slot.id !== undefined && games[slot.id]?.hasWorld === true && games[slot.id]?.ready === true;
-    scheduleTimeline();
+    scheduleTimeline(s);
     await driver.runFor(plan.runMs);
-    await finish();
+    await finish(s);
   };
-
-  // the timeline ends where the final pause begins: nothing of it runs after
-  const at = (ms: number, fn: () => void): void =>
-    void clock.setTimeout(() => {
-      if (!finishing) fn();
-    }, Math.max(0, startAt + ms - clock.now()));
-
-  function scheduleTimeline(): void {
-    for (const e of plan.events) {
-      at(e.at, () => {
-        if (e.by === 'host') {
-          if (e.speed === 0) lockstep.pause();
-          else lockstep.speed(e.speed);
-          happened.add(e.speed === 0 ? 'hostPause' : 'speedChange');
-          return;
-        }
-        const slot = slots[e.by]!;
-        if (!slot.present || clock.now() < slot.frozenUntil || reloading.has(slot)) return;
-        slot.game?.requestSpeed(e.speed);
-        happened.add('playerSpeedRequest');
-      });
-    }
-    for (const slot of slots) {
-      const p = slot.plan;
-      if (typeof p.joinAt === 'number') {
-        at(p.joinAt, () => {
-          happened.add('lateJoin');
-          void join(slot);
-        });
-      }
-      if (p.leaveAt !== undefined) at(p.leaveAt, () => leave(slot, 'leave'));
-      if (p.cutAt !== undefined) at(p.cutAt, () => leave(slot, 'cut'));
-      for (const d of p.drops ?? []) at(d.at, () => drop(slot, d.downMs));
-      for (const b of p.bursts) {
-        at(b.at, () => {
-          if (!slot.present || clock.now() < slot.frozenUntil || reloading.has(slot)) return;
-          slot.game?.burst(b.count);
-          happened.add('burst');
-        });
-      }
-      if (p.freeze) {
-        const f = p.freeze;
-        at(f.at, () => {
-          if (!slot.present) return;
-          slot.frozenUntil = clock.now() + f.forMs;
-          happened.add('freeze');
-        });
-      }
-      if (p.reloadAt !== undefined) {
-        at(p.reloadAt, () => {
-          if (!slot.present || !slot.game) return;
-          const game = slot.game;
-          reloading.add(slot);
-          happened.add('reload');
-          void driver.blocking(() => game.reloadMod()).finally(() => reloading.delete(slot));
-        });
-      }
-    }
-  }
-
-  /** Worlds compared whenever every present world game stands still at the same t in a pause. */
-  const comparePause = (): void => {
-    if (lockstepState() !== 'Paused') return;
-    const world = slots.filter((s) => s.present && s.holdsWorld && s.game);
-    if (world.length < 2 || world.some((s) => clock.now() < s.frozenUntil || reloading.has(s))) return;
-    const t = world[0]!.game!.time();
-    // the same t, standing still, with the same number of items applied (a flush read by some games only is not
-    // a common pause yet: the apply-log checks see a missing item)
-    const applied = world[0]!.game!.appliedItems;
-    if (world.some((s) => s.game!.time() !== t || s.game!.appliedItems !== applied || s.game!.status()?.stop !== true)) return;
-    if (pauses.some((p) => p.t === t && p.applied === applied)) return;
-    pauses.push({ t, applied, hashes: world.map((s) => ({ index: s.index, hash: s.game!.hash() })) });
-  };
-  const watchPauses = (): void => {
-    if (Object.values(lockstepContext().games).some((g) => g.stalled !== undefined)) happened.add('stalled');
-    if (lockstepState() === 'Paused' && startAt > 0 && !finishing) happened.add('paused');
-    comparePause();
-    clock.setTimeout(watchPauses, 250);
-  };
-  clock.setTimeout(watchPauses, 250);
-
-  let finishing = false;
-  async function finish(): Promise<void> {
-    finishing = true;
-    // the players stop clicking and every game runs: the last pause must settle
-    for (const slot of slots) {
-      slot.frozenUntil = 0;
-      slot.game?.game.stopBots();
-    }
-    lockstep.pause();
-    const still = () => {
-      // a request sent before a drop and resent after the resume may unpause: the host pauses again
-      if (lockstepState() === 'Running') {
-        happened.add('pausedAgain');
-        lockstep.pause();
-      }
-      // every dropped player is back first (its launcher keeps trying until the host answers)
-      if ([...away].some((s) => s.present)) return false;
-      const world = slots.filter((s) => s.present && s.holdsWorld && s.game && !reloading.has(s));
-      if (world.length === 0) return true;
-      const t = world[0]!.game!.time();
-      const applied = world[0]!.game!.appliedItems;
-      if (!world.every((s) => s.game!.time() === t && s.game!.appliedItems === applied)) return false;
-      return world.every((s) => s.game!.status()?.stop === true);
-    };
-    // a slow game far behind may need long to catch up: the run fails only when nothing moves for 30 s (or after
-    // 10 minutes of clock time)
-    let lastMove = clock.now();
-    let lastShape = '';
-    const stuck = (): boolean => {
-      const shape = slots.map((s) => (s.present && s.game ? `${s.game.time()}/${s.game.appliedItems}` : '-')).join(' ');
-      if (shape !== lastShape) {
-        lastShape = shape;
-        lastMove = clock.now();
-      }
-      return clock.now() - lastMove > 30_000;
-    };
-    if (!(await driver.runUntil(() => still() || stuck(), 600_000)) || !still()) {
-      const ts = slots.filter((s) => s.present && s.holdsWorld).map((s) => {
-        const st = s.game?.status();
-        return `${s.plan.name}@${s.game?.time()}/${s.game?.appliedItems} (pauseAt ${String(st?.pauseAt)} barrier ${String(st?.barrier)} limit ${String(st?.limit)} speed ${String(st?.speed)} engine ${s.game?.game.speed()} stop ${String(st?.stop)} held ${String(st?.held)} queued ${String(st?.queued)})`;
-      });
-      problems.push({ invariant: 'progress', detail: `the games did not all stand still at one pause with the same items applied (name@t/items): ${ts.join(', ')}; host: ${lockstepState()} ${JSON.stringify(host.sessionPayload())}` });
-    }
-    await driver.runFor(500);
-    comparePause();
-  }
+  watchPauses(s);
 
   try {
     await run();
@@ -435,13 +224,28 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   if (Object.values(ctx.games).some((g) => g.stalled !== undefined)) happened.add('stalled');
   for (const slot of slots) {
     if (slot.present) {
+      slot.stayed = true;
       slot.present = false;
       for (const stop of slot.stops) stop();
       slot.game?.close();
     }
   }
+  const checksumStatus = checksums.status();
+  const resyncStatus = resync.status();
+  resync.stop();
+  checksums.stop();
   lockstep.stop();
   host.stop('simulation over');
   written.close();
-  return { plan, slots, problems, happened, pauses, simMs: clock.now(), steps: driver.steps, tail };
+  await driver.runFor(0); // the receivers' closes (their temp files) settle before the folder goes
+  rmSync(savesRoot, { recursive: true, force: true });
+  if (resyncStatus.rounds.verified > 0) happened.add('resyncVerified');
+  if (resyncStatus.rounds.failed > 0) happened.add('resyncFailed');
+  if (checksumStatus.rounds.identical > 0) happened.add('checksumIdentical');
+  // what the policy asked a repair for: differing verdicts (at once), parts two rounds in a row, drift parts
+  for (const r of checksumStatus.repairRequests) happened.add(`repair:${/^verdicts/.test(r.reason) ? 'verdicts' : /^drift/.test(r.reason) ? 'drift' : /^parts/.test(r.reason) ? 'parts' : 'other'}`);
+  return {
+    plan, slots, problems, happened, pauses, simMs: clock.now(), steps: driver.steps, tail,
+    checksums: checksumStatus, resyncs: resyncStatus, ...(s.divergence ? { divergence: s.divergence } : {}),
+  };
 }

@@ -23,7 +23,7 @@ describe('the session simulator', () => {
     for (const [what, floor] of Object.entries(CI_SIM.coverageFloors)) {
       expect(summary.coverage[what] ?? 0, `sessions that went through ${what}`).toBeGreaterThanOrEqual(floor);
     }
-  }, 400_000);
+  }, 600_000);
 
   it('a seed replays exactly: the same apply log hash; another seed gives another', async () => {
     const a = await runSeed(3, CI_SIM.options as SimOptions);
@@ -31,6 +31,8 @@ describe('the session simulator', () => {
     const c = await runSeed(4, CI_SIM.options as SimOptions);
     const applied = a.run.slots.reduce((n, s) => n + (s.game?.appliedItems ?? 0), 0);
     expect(applied).toBeGreaterThan(10);
+    // a session with a resync round (its save written, streamed and loaded as real files) replays exactly too
+    expect(a.happened).toEqual(expect.arrayContaining(['loaded', 'resyncVerified']));
     expect(b.hash).toBe(a.hash);
     expect(c.hash).not.toBe(a.hash);
   }, 60_000);

@@ -14,9 +14,12 @@ import { luaMemoryFiles } from '../../adapters/simgame/luaMemoryFiles.ts';
 import { worldHash } from '../../adapters/simgame/world/checksum.ts';
 import { createWorld } from '../../adapters/simgame/world/create.ts';
 
-/** One thing a game's mod did: applied an item at its stamp, refused (vetoed) one, or stepped out of t. */
+/**
+ * One thing a game did: its mod applied an item at its stamp, refused (vetoed) one, or stepped out of t; its engine
+ * saved or loaded a resync save (`name`), or took the host's Authority values (a money correction).
+ */
 export interface GameRecord {
-  readonly what: 'apply' | 'refuse' | 'step';
+  readonly what: 'apply' | 'refuse' | 'step' | 'save' | 'load' | 'authority';
   /** The game time when it happened. */
   readonly t: number;
   readonly from: number;
@@ -27,6 +30,17 @@ export interface GameRecord {
   readonly kind: string;
   /** The engine applied it (apply only). */
   readonly ok: boolean;
+  /** The save written or loaded (save, load). */
+  readonly name?: string;
+  /** When it happened among every game's records of this process (a load is replayed after the save it loads). */
+  readonly order: number;
+}
+
+let recordOrder = 0;
+
+/** The `order` the next record of any game will get. */
+export function nextRecordOrder(): number {
+  return recordOrder;
 }
 
 /** The checkout's mod. */
@@ -92,6 +106,8 @@ export interface SimGameSetup {
   readonly savesDir?: string;
   /** The share of the bot's build commands issued as held strict builds (plan `heldBuilds`; default none). */
   readonly heldBuilds?: number;
+  /** The items each resync save's world holds, by save name, shared by the session's games (worldItems). */
+  readonly savedItems?: Map<string, number>;
   readonly log: (text: string) => void;
 }
 
@@ -100,6 +116,11 @@ export class SimulatedGame {
   readonly records: GameRecord[] = [];
   /** Items applied at their stamps so far (apply records). */
   appliedItems = 0;
+  /**
+   * Items its world holds: applied since the start, or since the resync save it loaded plus the items the saving
+   * game's world held when it saved (the pauses and the end compare these, not `appliedItems`).
+   */
+  worldItems = 0;
   /** Told of every record as it is made (the online checks). */
   onRecord: ((record: GameRecord) => void) | undefined;
   game!: SimGame;
@@ -134,8 +155,42 @@ export class SimulatedGame {
       ...(setup.savesDir ? { savesDir: setup.savesDir } : {}),
       log: (level, text) => setup.log(`${level} ${text}`),
     });
+    g.recordEngine();
     await g.loadMod();
     return g;
+  }
+
+  /** The engine's saves, loads and Authority corrections become records (the checks replay loads; docs/SIMULATOR.md). */
+  private recordEngine(): void {
+    const game = this.game;
+    const { save, load, correct } = { save: game.save.bind(game), load: game.load.bind(game), correct: game.correct.bind(game) };
+    const engineRecord = (what: 'save' | 'load' | 'authority', name?: string): void => {
+      const record: GameRecord = { what, t: game.world.time, from: -1, seq: -1, stamp: -1, kind: '', ok: true, ...(name ? { name } : {}), order: recordOrder++ };
+      this.records.push(record);
+      this.onRecord?.(record);
+    };
+    game.save = (name) => {
+      const r = save(name);
+      if (r.ok) {
+        this.setup.savedItems?.set(name, this.worldItems);
+        engineRecord('save', name);
+      }
+      return r;
+    };
+    game.load = (name) => {
+      const r = load(name);
+      if (r.ok) {
+        this.worldItems = this.setup.savedItems?.get(name) ?? 0;
+        engineRecord('load', name);
+      }
+      return r;
+    };
+    game.correct = (values) => {
+      const money = game.world.money;
+      const loan = game.world.loan;
+      correct(values);
+      if (game.world.money !== money || game.world.loan !== loan) engineRecord('authority');
+    };
   }
 
   /** Loads the mod into a new Lua state (its init runs) and connects it to the game. */
@@ -152,9 +207,12 @@ export class SimulatedGame {
     });
     mod.setGlobal('__simFault', setup.fault);
     mod.setGlobal('__simRecord', (what: GameRecord['what'], t: number, from: number, seq: number, stamp: number, kind: string, ok: number) => {
-      const record: GameRecord = { what, t, from, seq, stamp, kind, ok: ok === 1 };
+      const record: GameRecord = { what, t, from, seq, stamp, kind, ok: ok === 1, order: recordOrder++ };
       if (what !== 'step') this.records.push(record);
-      if (what === 'apply') this.appliedItems += 1;
+      if (what === 'apply') {
+        this.appliedItems += 1;
+        this.worldItems += 1;
+      }
       this.onRecord?.(record);
     });
     mod.run(HOOKS);

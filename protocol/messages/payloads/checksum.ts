@@ -23,6 +23,12 @@ export interface ChecksumRequestPayload {
   chunk?: number;
   /** Keep the itemised keys in the game-script state for the dump at a repair. */
   detail?: boolean;
+  /**
+   * A paused round: the pauseSeq of the last pause action the host flushed before this request (0: none). Pause
+   * actions apply while the world stands, so each game reads the round after the flushes up to it and before any
+   * later one (docs/DECISIONS.md "A paused round reads the world at a pause-order position"). Absent: no position.
+   */
+  upto?: number;
 }
 
 /** Authority 16, host → players: the host's values (money) to correct to. */
@@ -111,6 +117,7 @@ export const checksumRequestSchema: Schema<ChecksumRequestPayload> = obj({
   spread: opt(int(1, 4)),
   chunk: opt(int(50, 4000)),
   detail: opt(bool()),
+  upto: opt(counter()),
 });
 
 export const authoritySchema: Schema<AuthorityPayload> = obj({

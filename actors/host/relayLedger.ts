@@ -1,0 +1,79 @@
+// What the host relayed into the games' queues that a resync save may not hold: every Action (pause-order flush items
+// included), BuildCommit and BuildVeto the lockstep sent to all, in the host's order, while its stamp may still be
+// ahead of a save. A game that loads a save at t takes from its own queue the items the save lacks (stamped after t,
+// and the actions and commits stamped t: mod/feverlink3_resync.lua `requeue`); a game that was away, or joined, when
+// some of them were relayed does not have them and would leave them out while the others apply them. The round's load
+// therefore sends every participant, right after its ResyncLoad, the items of `since(t)`: a game that has one already
+// drops the copy as a duplicate (docs/DECISIONS.md "After a load the host sends the items the save does not hold").
+//
+// Bounded: items every world game has passed (below the lowest clock `t` of the ready games) can never be above a
+// later save's t and are dropped; at most MAX_ITEMS are kept (the oldest go first, logged once).
+import type { Message } from '../wire.ts';
+import type { LogFn } from '../ports.ts';
+import type { HostLockstep } from './hostLockstep.ts';
+
+export const MAX_ITEMS = 16_384;
+
+type Kept = { readonly message: Message; readonly stamp: number | undefined; readonly flush: boolean };
+
+export interface RelayLedger {
+  /** The relayed items a save made standing at `t` does not hold, in the order relayed (vetoes with their items). */
+  since(t: number): Message[];
+  stop(): void;
+}
+
+export function attachRelayLedger(lockstep: HostLockstep, log: LogFn): RelayLedger {
+  let kept: Kept[] = [];
+  let overflowLogged = false;
+  const keep = (message: Message, stamp: number | undefined, flush: boolean): void => {
+    kept.push({ message, stamp, flush });
+    if (kept.length % 256 === 0) prune();
+    if (kept.length > MAX_ITEMS) {
+      kept = kept.slice(kept.length - MAX_ITEMS);
+      if (!overflowLogged) log({ msg: 'relay ledger full: the oldest relayed items are forgotten', level: 'warn', kept: MAX_ITEMS });
+      overflowLogged = true;
+    }
+  };
+  /** Drops the items stamped below every ready world game's clock (and the vetoes relayed before the first kept item). */
+  const prune = (): void => {
+    const games = Object.values(lockstep.actor.getSnapshot().context.games).filter((g) => g.ready && g.hasWorld && g.clock);
+    if (games.length === 0) return;
+    const passed = Math.min(...games.map((g) => g.clock!.t));
+    const first = kept.findIndex((k) => k.stamp !== undefined && k.stamp >= passed);
+    kept = first < 0 ? kept.filter((k) => k.stamp === undefined).slice(-64) : kept.slice(first);
+  };
+  const offs = [
+    lockstep.actor.on('send.Action', (e) => keep({ kind: 'Action', payload: e.payload } as Message, e.payload.stamp, e.payload.pause === true)),
+    lockstep.actor.on('send.BuildCommit', (e) => keep({ kind: 'BuildCommit', payload: e.payload } as Message, e.payload.stamp, false)),
+    lockstep.actor.on('send.BuildVeto', (e) => {
+      if (e.to === 'all') keep({ kind: 'BuildVeto', payload: e.payload } as Message, undefined, false);
+    }),
+  ];
+  return {
+    since(t) {
+      // a flush stamped t was applied standing, before the save; an action or commit stamped t is applied as the
+      // games leave t, after it; a veto goes with the item it drops (the host's vetoes of actions it never relayed
+      // need no copy)
+      const items = kept.filter((k) => k.stamp !== undefined && (k.stamp > t || (k.stamp === t && !k.flush)));
+      const keys = new Set(items.map((k) => keyOf(k.message)));
+      const chosen = new Set(items);
+      return kept.filter((k) => (k.stamp === undefined ? keys.has(vetoedKey(k.message)) : chosen.has(k))).map((k) => k.message);
+    },
+    stop() {
+      for (const off of offs) off.unsubscribe();
+      kept = [];
+    },
+  };
+}
+
+/** owner:seq of the action a relayed Action is (from:seq) or a BuildCommit commits (owner:seq). */
+function keyOf(message: Message): string {
+  const p = message.payload as { from?: number; owner?: number; seq: number };
+  return `${message.kind === 'BuildCommit' ? p.owner : (p.from ?? 0)}:${p.seq}`;
+}
+
+/** The from:seq a BuildVeto drops (its `owner`'s action `seq`). */
+function vetoedKey(message: Message): string {
+  const p = message.payload as { owner?: number; seq: number };
+  return `${p.owner ?? -1}:${p.seq}`;
+}
