@@ -45,7 +45,8 @@ function rig() {
   const stamps: boolean[] = [];
   let resyncView: { loads(from: number, save: string | undefined): boolean; running(): boolean } | undefined;
   const lockstep = {
-    actor: { getSnapshot: () => ({ context: lockstepContext() }) },
+    // the relay ledger listens to what the lockstep relays (nothing, here)
+    actor: { getSnapshot: () => ({ context: lockstepContext() }), on: () => ({ unsubscribe: () => {} }) },
     pause: () => {
       pauseAt = 1400;
       speed = 0;
