@@ -56,6 +56,14 @@ export function checkRun(run: SessionRun): Verdict {
   // a game whose world stopped being the session's (a divergence injected, a return without a catch-up) and loaded
   // no save since is compared up to there only
   const window = (s: SimGameSlot): number => Math.min(s.window ?? s.endT ?? 0, s.staleT ?? Infinity);
+  // After an injected divergence the diverged game's history, and that of every game that loaded a save made from
+  // then on, is the repaired session's; a game that left before the repair kept the history before it: two games on
+  // either side of that line are compared below the divergence only
+  const d = run.divergence;
+  const adopted = (s: SimGameSlot): boolean =>
+    d !== undefined && (s.index === d.index || (s.game?.records ?? []).some((r) => r.what === 'load' && r.t >= d.t));
+  const pairBelow = (a: SimGameSlot, b: SimGameSlot): number =>
+    Math.min(window(a), window(b), d !== undefined && adopted(a) !== adopted(b) ? d.t : Infinity);
 
   // progress
   checks.progress += 1;
@@ -83,7 +91,7 @@ export function checkRun(run: SessionRun): Verdict {
   // sameOrder: the apply logs of every pair, over the stamps both held the world for
   const reference = world[0];
   for (const s of world.slice(1)) {
-    const below = Math.min(window(reference!), window(s));
+    const below = pairBelow(reference!, s);
     const a = appliedBelow(reference!, below);
     const b = appliedBelow(s, below);
     const n = Math.max(a.length, b.length);
@@ -100,7 +108,7 @@ export function checkRun(run: SessionRun): Verdict {
 
   // exactlyOnce: applied at most once per game; applied by one world game at s => by every world game holding s;
   // an action a world game sent that passed its stamp everywhere is applied or refused, never lost
-  const appliedAt = new Map<string, { stamp: number; by: string }>();
+  const appliedAt = new Map<string, { stamp: number; by: string; slot: SimGameSlot }>();
   for (const s of world) {
     const seen = new Set<string>();
     for (const r of logs.get(s)!) {
@@ -108,12 +116,12 @@ export function checkRun(run: SessionRun): Verdict {
       checks.exactlyOnce += 1;
       if (seen.has(k)) fail('exactlyOnce', `${s.plan.name} applied ${k} twice (again at t=${r.t})`);
       seen.add(k);
-      if (r.stamp < window(s) && !appliedAt.has(k)) appliedAt.set(k, { stamp: r.stamp, by: s.plan.name });
+      if (r.stamp < window(s) && !appliedAt.has(k)) appliedAt.set(k, { stamp: r.stamp, by: s.plan.name, slot: s });
     }
   }
   for (const [k, at] of appliedAt) {
     for (const s of world) {
-      if (at.stamp >= window(s)) continue;
+      if (at.stamp >= pairBelow(at.slot, s)) continue;
       checks.exactlyOnce += 1;
       const mine = logs.get(s)!.find((r) => key(r) === k);
       if (!mine) {
@@ -174,6 +182,8 @@ function checkRepairs(run: SessionRun, checks: Record<Invariant, number>, fail: 
     return;
   }
   const slot = run.slots[d.index]!;
+  // a world game alone at the end (the others left) has nothing to be compared with: nothing to find or repair
+  if (run.slots.filter((s) => s.stayed && s.holdsWorld).length < 2) return;
   const where = `the divergence injected into ${slot.plan.name} at t=${d.t} (${d.what})`;
   if (d.kind === 'money') {
     const request = repairRequests.find((r) => /money/.test(r.reason));
