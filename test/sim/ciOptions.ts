@@ -5,8 +5,8 @@ import type { SimOptions } from './runSeed.ts';
 
 export const CI_SIM = {
   firstSeed: 1,
-  // 100, not 200, since every session runs checksum and resync rounds (about 1.3 s a session instead of 0.43 s): the
-  // whole of `npm test` stays under 10 minutes on the 2-core machine (docs/SIMULATOR.md "Speed")
+  // 100, not 200, since every session runs checksum and resync rounds (about 1.3 s a session instead of 0.43 s); even
+  // so `npm test` takes about 11½ minutes on a clean clone here, over the 10 it should (docs/SIMULATOR.md "Speed")
   sessions: 100,
   options: {
     lengthScale: 0.25,
