@@ -10,6 +10,7 @@
 // later save's t and are dropped; at most MAX_ITEMS are kept (the oldest go first, logged once).
 import type { Message } from '../wire.ts';
 import type { LogFn } from '../ports.ts';
+import { guarded } from '../supervise.ts';
 import type { HostLockstep } from './hostLockstep.ts';
 
 export const MAX_ITEMS = 16_384;
@@ -42,12 +43,13 @@ export function attachRelayLedger(lockstep: HostLockstep, log: LogFn): RelayLedg
     const first = kept.findIndex((k) => k.stamp !== undefined && k.stamp >= passed);
     kept = first < 0 ? kept.filter((k) => k.stamp === undefined).slice(-64) : kept.slice(first);
   };
+  // Guarded like every listener of an actor: XState rethrows a listener's throw on a timer (actors/supervise.ts).
   const offs = [
-    lockstep.actor.on('send.Action', (e) => keep({ kind: 'Action', payload: e.payload } as Message, e.payload.stamp, e.payload.pause === true)),
-    lockstep.actor.on('send.BuildCommit', (e) => keep({ kind: 'BuildCommit', payload: e.payload } as Message, e.payload.stamp, false)),
-    lockstep.actor.on('send.BuildVeto', (e) => {
+    lockstep.actor.on('send.Action', guarded(log, 'relay ledger', (e) => keep({ kind: 'Action', payload: e.payload } as Message, e.payload.stamp, e.payload.pause === true))),
+    lockstep.actor.on('send.BuildCommit', guarded(log, 'relay ledger', (e) => keep({ kind: 'BuildCommit', payload: e.payload } as Message, e.payload.stamp, false))),
+    lockstep.actor.on('send.BuildVeto', guarded(log, 'relay ledger', (e) => {
       if (e.to === 'all') keep({ kind: 'BuildVeto', payload: e.payload } as Message, undefined, false);
-    }),
+    })),
   ];
   return {
     since(t) {
