@@ -4,16 +4,15 @@
 // pings, and runs one slot actor per player (machines/playerSlot.ts, systemId `slot:<id>`) that holds a dropped
 // player's slot for the reconnect window (spec "Handshake", "Who may send what", "Players and slots", "Ping and
 // round-trip time"; lockstep.md "Leave and removal"). While a resync save travels it holds what is made for a
-// participant until its ResyncLoad (heldMessages.ts; actors/host/resync.ts drives it).
+// participant until its ResyncLoad (heldMessages.ts; actors/host/resync.ts drives it). The roster it lists and the
+// Welcome it builds are in hostRoster.ts.
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import {
   Kind,
   LIMITS,
-  fitsFrame,
   gameMaySend,
   isSealedKind,
   kindName,
-  payloadByteLength,
   playerMaySend,
   type KindName,
   type Payloads,
@@ -24,7 +23,6 @@ import { allows, EVERYONE, permissionsMessage, type Permissions } from '../../ma
 import * as roster from '../../machines/rules/roster.ts';
 import { createJoinRate, takeJoin } from '../../machines/rules/joinRate.ts';
 import { guarded, stackOf } from '../supervise.ts';
-import { oneDecimal } from '../../machines/rules/rtt.ts';
 import type { AnyActorLogic } from 'xstate';
 import type { ConnectionHandle, ConnectionReport } from '../connectionActor.ts';
 import type { Connection, Listener } from '../ports.ts';
@@ -39,6 +37,7 @@ import type { PlayerSlotEvent } from '../../machines/playerSlot.ts';
 import { PlayerLink, rttReport } from './playerLink.ts';
 import { HostSender } from './hostSender.ts';
 import { Returns, type CatchUpActor } from './returns.ts';
+import { playerRows, welcomeFor, type HostPlayerRow } from './hostRoster.ts';
 
 export { FEVERLINK3_VERSION } from './hostTypes.ts';
 export type { HostNotice, HostOptions, HostPorts } from './hostTypes.ts';
@@ -138,17 +137,9 @@ export class HostSession {
     listener.onConnection((conn) => this.accept(conn));
   }
 
-  /** Players holding a slot, the host's game (0) first. */
-  players(): { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] {
-    const list: { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] = [
-      { id: 0, name: this.roster.hostName, ready: true, away: false },
-    ];
-    for (const p of roster.welcomePlayers(this.roster, true).slice(1)) {
-      const entry = this.roster.players.get(p.id)!;
-      const rtt = this.links.get(p.id)?.rtt.smoothed;
-      list.push({ ...p, away: entry.state === 'away', ...(rtt === undefined ? {} : { rtt: oneDecimal(rtt) }) });
-    }
-    return list;
+  /** Players holding a slot, the host's game (0) first (hostRoster.ts). */
+  players(): HostPlayerRow[] {
+    return playerRows(this.roster, this.links);
   }
 
   /** A player's dropped-frame counters ("cause:kind" → count), while it is connected (logs and the window). */
@@ -390,15 +381,7 @@ export class HostSession {
 
   /** A Welcome for player `id`: the roster and the session as they are now, with the join's or the resume's fields. */
   private welcomeFor(id: number, session: Payloads['Session'], extra: Partial<Payloads['Welcome']>): Payloads['Welcome'] {
-    return {
-      you: id,
-      hostName: this.roster.hostName,
-      version: this.options.version,
-      players: roster.welcomePlayers(this.roster, true),
-      session,
-      ...extra,
-      ...(this.options.mods ? { modsChecked: true } : {}),
-    };
+    return welcomeFor(this.roster, this.options, id, session, extra);
   }
 
   /** After a resume: Permissions to the returner, PlayerJoined to the others, the lockstep and the round told. */

@@ -3,9 +3,9 @@
 // layer (never given to the game), keeps the roster, permissions and RTTs for the window, and hands game
 // traffic (Session, PeerClock, Action, …) to whoever drives the game (spec "Handshake", "Ping"). A resync save's
 // chunks go to the `saves` port, never to the game; a ResyncLoad reaches the game only for a save received intact,
-// what follows it waiting behind it (spec "Receiving side").
-import { createActor, type Actor, type AnyActorLogic, type InspectionEvent } from 'xstate';
-import type { Crypto } from '../../protocol/crypto.ts';
+// what follows it waiting behind it (spec "Receiving side"). Its parts: the handshake actor (handshake.ts), the
+// window's roster and RTTs (playerRoster.ts), the ResyncLoad gate (resyncLoadGate.ts), its types (playerTypes.ts).
+import type { AnyActorLogic, InspectionEvent } from 'xstate';
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import { isSealedKind, Kind, LIMITS, type KindName, type Payloads } from '../../protocol/messages/index.ts';
 import type { ChunkKind } from '../../protocol/messages/chunkCodec.ts';
@@ -15,72 +15,29 @@ import { ResumeState, SESSION_LAYER } from './resumeState.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
 import { playerHandshakeMachine } from '../../machines/playerHandshake.ts';
 import type { Permissions } from '../../machines/rules/permissions.ts';
-import type { ModEntry } from '../host/mods.ts';
 import { FEVERLINK3_VERSION } from '../host/hostSession.ts';
 import type { ConnectionHandle } from '../connectionActor.ts';
-import type { Clock, Connection, LogFn } from '../ports.ts';
+import type { Connection } from '../ports.ts';
 import { createSessionRouter, type GameLinkHandlers, type SessionRouter } from '../sessionRouter.ts';
 import { guarded, stackOf } from '../supervise.ts';
-import { decodeMessage, sealedFrame, unsealedFrame, type Message } from '../wire.ts';
+import { sealedFrame, unsealedFrame, type Message } from '../wire.ts';
 import { openWith } from '../chunkWire.ts';
-import type { Base64 } from '../../protocol/base64.ts';
+import { createPlayerHandshake, handshakeFrame, type PlayerHandshakeActor } from './handshake.ts';
+import { PlayerRoster } from './playerRoster.ts';
+import type { PlayerNotice, PlayerOptions, PlayerPorts, RosterRow } from './playerTypes.ts';
+import { ResyncLoadGate } from './resyncLoadGate.ts';
 
-export interface PlayerOptions {
-  name: string;
-  key: Uint8Array;
-  version?: string;
-  mods?: ModEntry[];
-  /** Join.caps: what this player's launcher can do (resync-source-1: upload its game's save for a repair). */
-  caps?: string[];
-  joinDeadlineMs?: number;
-}
-
-export interface PlayerPorts {
-  crypto: Crypto;
-  clock: Clock;
-  wallClock(): number;
-  log: LogFn;
-  /** Receives every inspection event of the actors the session creates (the launcher's trace recorder). */
-  inspect?: (event: InspectionEvent) => void;
-  /** Decodes the chunk kinds' base64 (actors/chunkWire.ts); without it the pure default, about 10 MiB/s. */
-  base64?: Base64;
-  /**
-   * The resync save's receiving side (adapters/saves/saveReceiver.ts, spec "Receiving side"): every ResyncChunk goes
-   * there, never to the game; a ResyncLoad reaches the game only for a save `loadable` names (received intact).
-   * Without it chunks are dropped and no ResyncLoad reaches the game.
-   */
-  saves?: {
-    accept(chunk: Payloads['ResyncChunk']): unknown;
-    /** The path of the save received intact for id and sha256, once the last chunk's check is done; else undefined. */
-    received(id: number, sha256: string): Promise<string | undefined>;
-  };
-}
-
-export type PlayerNotice =
-  | { type: 'welcomed'; you: number; hostName: string; players: Payloads['Welcome']['players'] }
-  | { type: 'roster'; players: { id: number; name: string; ready: boolean; away: boolean; rtt?: number }[] }
-  | { type: 'chat'; from: number; name: string; text: string; level?: 'info' | 'warn' | 'error' }
-  | { type: 'rtt'; rtt: Record<string, number> }
-  | { type: 'permissions'; permissions: Permissions }
-  | { type: 'ended'; reason: string; detail?: string }
-  /** The connection dropped while joined (not Kicked, not Reject, not Leave): the launcher may `reconnect`. */
-  | { type: 'away'; reason: string }
-  /** A resumed Welcome: the same id; `caughtUp` false means a `player returned` round will reload our game. */
-  | { type: 'resumed'; you: number; caughtUp: boolean }
-  /** Game traffic from the host (Session, PeerClock, Action, …) for the game link. */
-  | { type: 'game'; message: Message };
+export type { PlayerNotice, PlayerOptions, PlayerPorts } from './playerTypes.ts';
 
 /** Reject reasons a resume attempt is tried again after (the launcher's backoff spaces the attempts). */
 const RETRY_REJECTS: ReadonlySet<string> = new Set(['flood', 'timeout']);
-
-type RosterRow = { id: number; name: string; ready: boolean; away: boolean; rtt?: number };
 
 export class PlayerSession {
   private readonly options: PlayerOptions;
   private readonly ports: PlayerPorts;
   private readonly opener: Opener;
   /** The handshake of the current connection (a new one for every connection: the first, and each resume). */
-  private handshake: Actor<typeof playerHandshakeMachine>;
+  private handshake: PlayerHandshakeActor;
   private readonly handshakeMachine: ReturnType<typeof playerHandshakeMachine.provide>;
   private readonly inspect: ((event: InspectionEvent) => void) | undefined;
   /** Where the session stands: joining, joined, away (the connection dropped; it may resume), resuming, ended. */
@@ -97,9 +54,8 @@ export class PlayerSession {
   readonly router: SessionRouter;
   private conn: ConnectionHandle | undefined;
   private sealer: Sealer | undefined;
-  private roster = new Map<number, RosterRow>();
-  private lastRtt: Record<string, number> = {};
-  private lastOffset: number | undefined;
+  /** The roster and the round trips the window shows (playerRoster.ts). */
+  private readonly roster = new PlayerRoster();
   /** The last Permissions from the host, so the game can refuse locally. */
   permissions: Permissions | undefined;
   you: number | undefined;
@@ -108,8 +64,8 @@ export class PlayerSession {
   /** Causes of dropped frames already logged (cause:kind; at most 256 remembered). */
   private readonly loggedDrops = new Set<string>();
   private faulted = false;
-  /** While a ResyncLoad waits for its save's check: the game's messages that follow it. */
-  private gameWaits: Message[] | undefined;
+  /** A ResyncLoad waits for its save's check, and the game's messages that follow it with it (resyncLoadGate.ts). */
+  private readonly gate: ResyncLoadGate;
 
   constructor(options: PlayerOptions, ports: PlayerPorts) {
     this.options = options;
@@ -153,36 +109,32 @@ export class PlayerSession {
       failed: (err) => this.internalError(err, 'player'),
     });
     this.version = version;
+    this.gate = new ResyncLoadGate(ports, (message) => this.notify({ type: 'game', message }));
     this.handshake = this.createHandshake();
   }
 
   private readonly version: string;
 
   /** The handshake chart of one connection; a returner's Join carries `resume` (its MAC over this Challenge's nonce). */
-  private createHandshake(): Actor<typeof playerHandshakeMachine> {
+  private createHandshake(): PlayerHandshakeActor {
     const { options, ports } = this;
-    const handshake = createActor(this.handshakeMachine, {
+    return createPlayerHandshake(this.handshakeMachine, {
       clock: ports.clock,
-      ...(this.inspect ? { inspect: this.inspect } : {}),
-      systemId: 'playerHandshake',
-      input: {
-        makeJoin: (nonce) => ({
-          name: options.name,
-          version: this.version,
-          proof: joinProof(ports.crypto, options.key, nonce, options.name),
-          ...this.resumeOf(nonce),
-          ...(options.mods ? { mods: options.mods } : {}),
-          ...(options.caps ? { caps: options.caps } : {}),
-        }),
-      },
+      log: ports.log,
+      inspect: this.inspect,
+      makeJoin: (nonce) => ({
+        name: options.name,
+        version: this.version,
+        proof: joinProof(ports.crypto, options.key, nonce, options.name),
+        ...this.resumeOf(nonce),
+        ...(options.mods ? { mods: options.mods } : {}),
+        ...(options.caps ? { caps: options.caps } : {}),
+      }),
+      sendJoin: (payload) => this.conn?.write(unsealedFrame('Join', payload)),
+      welcomed: (welcome) => this.welcomed(welcome),
+      ended: (reason, detail) => this.ended(reason, detail),
+      failed: (err) => this.internalError(err, 'handshake'),
     });
-    // Guarded: XState rethrows a listener's throw on a timer, which would end the process.
-    handshake.on('send.Join', guarded(ports.log, 'send Join', (e) => this.conn?.write(unsealedFrame('Join', e.payload))));
-    handshake.on('out.welcomed', guarded(ports.log, 'welcome', (e) => this.welcomed(e.welcome)));
-    handshake.on('out.ended', guarded(ports.log, 'end', (e) => this.ended(e.reason, e.detail)));
-    handshake.on('out.log', guarded(ports.log, 'log', ({ type: _type, ...entry }) => ports.log(entry)));
-    handshake.subscribe({ error: (err) => this.internalError(err, 'handshake') });
-    return handshake;
   }
 
   /** Join.resume while resuming: our id, the MAC over the token, this nonce, id, name and the last host frame read. */
@@ -260,20 +212,12 @@ export class PlayerSession {
   private frame(frame: Frame): void {
     const kind = frame.header.kind;
     if (!isSealedKind(kind)) {
-      const decoded = decodeMessage(kind, frame.body);
-      if (!decoded.ok) {
-        // The schema refuses a nonce that is not 16 bytes before the chart's guard sees it: tell the chart.
-        if (kind === Kind.Challenge) this.handshake.send({ type: 'recv.badChallenge', detail: decoded.detail });
-        return this.drop('unsealed frame did not decode', kind);
-      }
-      const { message } = decoded;
-      if (message.kind === 'Challenge') this.handshake.send({ type: 'recv.Challenge', payload: message.payload });
-      else if (message.kind === 'Reject') {
+      const dropped = handshakeFrame(this.handshake, frame, (reason) => {
         // The host's answer: no retry — but a resume refused for the moment (flood, timeout) is tried again.
-        const passing = this.phase === 'resuming' && RETRY_REJECTS.has(message.payload.reason);
+        const passing = this.phase === 'resuming' && RETRY_REJECTS.has(reason);
         if ((this.phase === 'joining' || this.phase === 'resuming') && !passing) this.final = true;
-        this.handshake.send({ type: 'recv.Reject', payload: message.payload });
-      } else this.drop('unsealed frame of a sealed kind', kind);
+      });
+      if (dropped !== undefined) this.drop(dropped, kind);
       return;
     }
     if (frame.header.sender !== HOST_SENDER) return this.drop('sealed frame not from the host', kind);
@@ -307,7 +251,7 @@ export class PlayerSession {
       case 'Ping':
         if (message.payload.ack !== undefined) this.back.acknowledged(message.payload.ack);
         this.send('Pong', { n: message.payload.n, w: this.ports.wallClock() });
-        if (message.payload.off && this.you !== undefined) this.lastOffset = message.payload.off[String(this.you)];
+        if (message.payload.off && this.you !== undefined) this.roster.setOffset(message.payload.off[String(this.you)]);
         if (message.payload.rtt) this.updateRtt(message.payload.rtt);
         return;
       case 'Permissions':
@@ -323,7 +267,7 @@ export class PlayerSession {
       }
       case 'PlayerJoined': {
         const p = message.payload.player;
-        this.roster.set(p.id, { ...p, away: false });
+        this.roster.joined(p);
         this.notifyRoster();
         this.forGame(message);
         return;
@@ -332,13 +276,11 @@ export class PlayerSession {
         this.ports.saves?.accept(message.payload);
         return;
       case 'ResyncLoad':
-        this.resyncLoad(message);
+        this.gate.resyncLoad(message);
         return;
       case 'PlayerLeft': {
         const { id, away } = message.payload;
-        const row = this.roster.get(id);
-        if (away && row) this.roster.set(id, { ...row, away: true });
-        else this.roster.delete(id);
+        this.roster.left(id, away);
         this.notifyRoster();
         this.forGame(message);
         return;
@@ -348,32 +290,9 @@ export class PlayerSession {
     }
   }
 
-  /**
-   * A ResyncLoad reaches the game only for a save received intact (its last chunk's SHA-256 check may still run);
-   * what arrives for the game meanwhile waits and follows it, in order.
-   */
-  private resyncLoad(message: Extract<Message, { kind: 'ResyncLoad' }>): void {
-    const { id, sha256 } = message.payload;
-    if (this.gameWaits) return void this.gameWaits.push(message);
-    const received = this.ports.saves?.received(id, sha256) ?? Promise.resolve(undefined);
-    this.gameWaits = [];
-    const deliver = (path: string | undefined) => {
-      const after = this.gameWaits ?? [];
-      this.gameWaits = undefined;
-      if (path === undefined) this.ports.log({ msg: 'resync load dropped: its save did not arrive intact', id, level: 'warn' });
-      else this.notify({ type: 'game', message });
-      for (const next of after) {
-        if (next.kind === 'ResyncLoad') this.resyncLoad(next);
-        else this.forGame(next);
-      }
-    };
-    received.then(deliver, () => deliver(undefined));
-  }
-
   /** Game traffic for the game link, unless a ResyncLoad waits for its save (then after it, in order). */
   private forGame(message: Message): void {
-    if (this.gameWaits) this.gameWaits.push(message);
-    else this.notify({ type: 'game', message });
+    this.gate.forGame(message);
   }
 
   private welcomed(welcome: Payloads['Welcome']): void {
@@ -386,7 +305,7 @@ export class PlayerSession {
     this.sealer = new Sealer(this.ports.crypto.aesGcm(this.options.key), welcome.you);
     this.back.reset(welcome.resume);
     this.conn?.markJoined();
-    this.roster = new Map(welcome.players.map((p) => [p.id, { ...p, away: false }]));
+    this.roster.welcomed(welcome.players);
     this.ports.log({ msg: 'joined', you: welcome.you, hostName: welcome.hostName, players: welcome.players.length });
     this.notify({ type: 'welcomed', you: welcome.you, hostName: welcome.hostName, players: welcome.players });
     this.notify({ type: 'game', message: { kind: 'Welcome', payload: welcome } });
@@ -418,7 +337,7 @@ export class PlayerSession {
     this.phase = 'joined';
     this.back.welcomed(welcome.resume);
     this.conn?.markJoined();
-    this.roster = new Map(welcome.players.map((p) => [p.id, { ...p, away: false }]));
+    this.roster.welcomed(welcome.players);
     const caughtUp = welcome.catchUp !== undefined;
     const { again, lost } = this.back.resumed(welcome.catchUp);
     this.ports.log({ msg: 'resumed', you: this.you, epoch: welcome.resume?.epoch, caughtUp, resent: again.length, lostUnacked: lost });
@@ -444,7 +363,7 @@ export class PlayerSession {
   }
 
   private updateRtt(rtt: Record<string, number>): void {
-    this.lastRtt = rtt;
+    this.roster.setRtt(rtt);
     this.notify({ type: 'rtt', rtt });
   }
 
@@ -508,17 +427,11 @@ export class PlayerSession {
 
   /** Our round trip and wall-clock offset to the host as the host last reported them (latency stamps rr, ro). */
   clockView(): { rtt?: number; off?: number } {
-    const rtt = this.you === undefined ? undefined : this.lastRtt[String(this.you)];
-    return { ...(rtt === undefined ? {} : { rtt }), ...(this.lastOffset === undefined ? {} : { off: this.lastOffset }) };
+    return this.roster.clockView(this.you);
   }
 
   players(): RosterRow[] {
-    return [...this.roster.values()]
-      .sort((a, b) => a.id - b.id)
-      .map((p) => {
-        const rtt = this.lastRtt[String(p.id)];
-        return rtt === undefined ? p : { ...p, rtt };
-      });
+    return this.roster.players();
   }
 
   private notify(notice: PlayerNotice): void {

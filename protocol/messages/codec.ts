@@ -44,7 +44,7 @@ export function decodePayload<K extends KindName>(kind: K, bytes: Uint8Array): D
 
 /**
  * The payload last measured (payloadByteLength) and its text, kept for the next encoding only: the host measures a
- * relayed Action before it commits to it (machines/rules/lockstepSteps.ts onAction) and then seals that very object
+ * relayed Action before it commits to it (machines/rules/lockstepSteps/relay.ts onAction) and then seals that very object
  * (actors/wire.ts sealedFrame), so its JSON is written once, not twice. Any encoding takes the slot (a hit or not),
  * so only the encoding right after the measure can use it; nothing changes a payload object between the two.
  */
