@@ -1,12 +1,16 @@
 // Resync save transfer (issue 11 item 10): a 256 MiB save (FEVERLINK3_BENCH_RESYNC_MIB to change) from the host to 7
 // players on 127.0.0.1, each player its own process (this file forked with --resync-receiver). Measured in the same
-// run, interleaved raw / save / raw / save:
+// run, interleaved raw / raw+rx / save, twice (FEVERLINK3_BENCH_RESYNC_ROUNDS):
 //   raw:    read 256 KiB, SHA-256, seal once (the bare data), write the frame to 7 sockets; the players count bytes.
-//   raw+rx: the same, with players that open each frame, hash it and write it to a file (the pipeline mirrored).
+//   raw+rx: the same, with players that open each frame, hash it and write it to a file (the pipeline mirrored; the
+//           writes batched like SaveReceiver's).
 //   save: hashFile (the announcement) + SaveSender (encode through nodeBase64, seal once, bounded queues, spool) to 7
 //         players that open, decode, check, write a temp file and verify the SHA-256 (SaveReceiver).
-// Prints seconds, MB/s, the ratio save/raw (goal ≥ 0.7) and the peak RSS of the host and of the players (goal < 256
-// MiB: the save is never whole in memory). Asserts nothing.
+// Prints seconds, MB/s, the ratio save/raw (goal ≥ 0.7), the CPU per chunk of the host (this process) and of the
+// average player (less noisy than seconds on a shared machine: 8 processes on 2 cores are CPU-bound), and the peak
+// RSS of the host and of the players (goal < 256 MiB: the save is never whole in memory). Asserts nothing.
+// FEVERLINK3_BENCH_RESYNC_SAVE_ONLY=1 runs the save alone; FEVERLINK3_BENCH_RESYNC_PROFILE=<dir> runs the first player
+// under --cpu-prof (run the bench itself under `node --cpu-prof` for the host's side).
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -29,7 +33,8 @@ const RECEIVERS = Number(process.env.FEVERLINK3_BENCH_RESYNC_PLAYERS ?? 7);
 const MIB = 1_048_576;
 
 type Job = { mode: 'raw' | 'rawMirror' | 'save'; port: number; keyHex: string; dir: string; expectBytes: number };
-type Report = { done: true; maxRssMiB: number } | { done: false; error: string };
+/** A player's job done: its lifetime max RSS, its RSS sampled during the job (peak), its CPU time for the job. */
+type Report = { done: true; maxRssMiB: number; peakRssMiB: number; cpuMs: number } | { done: false; error: string };
 
 // ---- the player process ---------------------------------------------------------------------------------------
 
@@ -37,10 +42,20 @@ async function receiverMain(): Promise<void> {
   process.on('message', (raw) => {
     const job = raw as Job | { quit: true };
     if ('quit' in job) process.exit(0);
-    void runJob(job).then(
-      () => process.send!({ done: true, maxRssMiB: process.resourceUsage().maxRSS / 1024 } satisfies Report),
-      (error: unknown) => process.send!({ done: false, error: String(error) } satisfies Report),
-    );
+    const cpu = process.cpuUsage();
+    let peak = process.memoryUsage.rss();
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
+    void runJob(job)
+      .then(
+        () => {
+          const used = process.cpuUsage(cpu);
+          const peakRssMiB = Math.max(peak, process.memoryUsage.rss()) / MIB;
+          const report: Report = { done: true, maxRssMiB: process.resourceUsage().maxRSS / 1024, peakRssMiB, cpuMs: (used.user + used.system) / 1000 };
+          process.send!(report);
+        },
+        (error: unknown) => process.send!({ done: false, error: String(error) } satisfies Report),
+      )
+      .finally(() => clearInterval(sampler));
   });
   process.send!({ up: true });
 }
@@ -59,20 +74,30 @@ async function runJob(job: Job): Promise<void> {
       return;
     }
     if (job.mode === 'rawMirror') {
-      // The raw pipeline mirrored on the player: open, SHA-256, write at its place in a file; no base64, no JSON.
+      // The raw pipeline mirrored on the player: open, SHA-256, write at its place in a file; no base64, no JSON. The
+      // writes are batched like SaveReceiver's (everything that arrived since the last write, in one writev).
       const opener = new Opener(key);
       const hash = createHash('sha256');
       let got = 0;
       let writes = Promise.resolve();
+      let unwritten: Uint8Array[] = [];
+      let unwrittenAt = 0;
       const file = open(join(job.dir, 'raw.part'), 'w');
       conn.onFrame((frame) => {
         const opened = opener.open(frame);
         if (!opened.ok) return reject(new Error(`frame: ${opened.reason}`));
         const data = opened.payload;
         hash.update(data);
-        const at = got;
+        if (unwritten.length === 0) {
+          unwrittenAt = got;
+          writes = writes.then(async () => {
+            const [batch, at] = [unwritten, unwrittenAt];
+            unwritten = [];
+            await (await file).writev(batch, at);
+          });
+        }
+        unwritten.push(data);
         got += data.length;
-        writes = writes.then(async () => void (await (await file).write(data, 0, data.length, at)));
         if (got >= job.expectBytes) void writes.then(async () => (hash.digest(), await (await file).close(), resolve()));
       });
       return;
@@ -96,8 +121,10 @@ class Player {
   readonly child: ChildProcess;
   readonly up: Promise<void>;
   #waiter: ((r: Report) => void) | undefined;
-  constructor() {
-    this.child = fork(import.meta.filename, ['--resync-receiver'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  /** `profileDir`: this player runs under --cpu-prof, its profile written there when it quits. */
+  constructor(profileDir?: string) {
+    const prof = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
+    this.child = fork(import.meta.filename, ['--resync-receiver'], { execArgv: [...prof, '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.up = new Promise((resolve) => this.child.once('message', () => resolve()));
     this.child.on('message', (m) => {
       if ((m as { up?: boolean }).up) return;
@@ -120,6 +147,16 @@ async function writeSave(path: string, bytes: number): Promise<void> {
     await file.write(block, 0, Math.min(block.length, bytes - at), at);
   }
   await file.close();
+}
+
+const cpuMs = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1000;
+
+/** CPU per 256 KiB chunk (ms) of the host and of the average player, and the players' highest sampled RSS. */
+function perChunk(hostCpuMs: number, results: Report[], chunks: number): string {
+  const done = results.filter((r): r is Extract<Report, { done: true }> => r.done);
+  const player = done.reduce((sum, r) => sum + r.cpuMs, 0) / Math.max(1, done.length);
+  const peak = Math.max(...done.map((r) => r.peakRssMiB));
+  return `CPU/chunk host ${(hostCpuMs / chunks).toFixed(2)} ms, player ${(player / chunks).toFixed(2)} ms; player RSS ≤ ${peak.toFixed(0)} MiB`;
 }
 
 /** Peak RSS of this process while `work` runs, sampled every 20 ms (the bench's own process, not its lifetime). */
@@ -156,15 +193,17 @@ async function rawRun(players: Player[], path: string, bytes: number, keyHex: st
   await new Promise<void>((r) => server.listen({ host: '127.0.0.1', port: 0 }, r));
   const port = (server.address() as AddressInfo).port;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const reports = players.map((p, i) => p.run({ mode, port, keyHex, dir: join(dir, `p${i}`), expectBytes: bytes }));
   while (sockets.length < players.length) await new Promise((r) => setImmediate(r));
   const sealer = new Sealer(nodeCrypto.aesGcm(Buffer.from(keyHex, 'hex')), 0);
   const { peakMiB } = await sampledRss(() => rawSend(path, bytes, sockets, sealer));
   const results = await Promise.all(reports);
   const seconds = (performance.now() - started) / 1000;
+  const hostCpuMs = cpuMs(process.cpuUsage(cpu));
   for (const s of sockets) s.destroy();
   server.close();
-  return { seconds, hostPeakMiB: peakMiB, results };
+  return { seconds, hostPeakMiB: peakMiB, hostCpuMs, results };
 }
 
 async function saveRun(players: Player[], path: string, bytes: number, keyHex: string, dir: string) {
@@ -172,6 +211,7 @@ async function saveRun(players: Player[], path: string, bytes: number, keyHex: s
   const conns: Parameters<Parameters<typeof listener.onConnection>[0]>[0][] = [];
   listener.onConnection((c) => conns.push(c));
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const reports = players.map((p, i) => p.run({ mode: 'save', port: listener.port, keyHex, dir: join(dir, `p${i}`), expectBytes: bytes }));
   while (conns.length < players.length) await new Promise((r) => setImmediate(r));
   const sealer = new Sealer(nodeCrypto.aesGcm(Buffer.from(keyHex, 'hex')), 0);
@@ -197,8 +237,9 @@ async function saveRun(players: Player[], path: string, bytes: number, keyHex: s
   });
   const results = await Promise.all(reports);
   const seconds = (performance.now() - started) / 1000;
+  const hostCpuMs = cpuMs(process.cpuUsage(cpu));
   await listener.close('done');
-  return { seconds, senderSeconds: (sentAt - started) / 1000, hostPeakMiB: peakMiB, results, spooled: sent.spooled };
+  return { seconds, senderSeconds: (sentAt - started) / 1000, hostPeakMiB: peakMiB, hostCpuMs, results, spooled: sent.spooled };
 }
 
 export async function run(): Promise<void> {
@@ -215,20 +256,27 @@ export async function run(): Promise<void> {
     await writeSave(path, bytes);
     // A fresh key for every run: each run's sealer starts its counter at 1 again, and a nonce never repeats under a key.
     const freshKey = () => randomBytes(32).toString('hex');
-    const players = Array.from({ length: RECEIVERS }, () => new Player());
+    // FEVERLINK3_BENCH_RESYNC_PROFILE=<dir>: the first player runs under --cpu-prof (bench/support/cpuProfile.ts reads it).
+    const profileDir = process.env.FEVERLINK3_BENCH_RESYNC_PROFILE;
+    const players = Array.from({ length: RECEIVERS }, (_, i) => new Player(i === 0 ? profileDir : undefined));
+    const chunks = Math.ceil(bytes / CHUNK_BYTES);
     await Promise.all(players.map((p) => p.up));
     console.log(`resync: a ${mib} MiB save to ${RECEIVERS} players on 127.0.0.1 (each player a process; files in ${base}), raw / save interleaved`);
     const raws: number[] = [];
     const mirrors: number[] = [];
     const saves: number[] = [];
-    for (let round = 0; round < 2; round++) {
-      for (const mode of ['raw', 'rawMirror'] as const) {
+    // FEVERLINK3_BENCH_RESYNC_ROUNDS (default 2) rounds of raw / raw+rx / save; FEVERLINK3_BENCH_RESYNC_SAVE_ONLY=1
+    // leaves the raw runs out (a profile of the save alone).
+    const rounds = Number(process.env.FEVERLINK3_BENCH_RESYNC_ROUNDS ?? 2);
+    const rawModes = process.env.FEVERLINK3_BENCH_RESYNC_SAVE_ONLY === '1' ? [] : (['raw', 'rawMirror'] as const);
+    for (let round = 0; round < rounds; round++) {
+      for (const mode of rawModes) {
         const raw = await rawRun(players, path, bytes, freshKey(), dir, mode);
         const bad = raw.results.find((r) => !r.done);
         if (bad) throw new Error(`${mode}: ${(bad as { error: string }).error}`);
         (mode === 'raw' ? raws : mirrors).push(raw.seconds);
         const label = mode === 'raw' ? 'raw   ' : 'raw+rx';
-        console.log(`  ${label} ${raw.seconds.toFixed(2)} s  ${(mib / raw.seconds).toFixed(1)} MiB/s  host peak RSS ${raw.hostPeakMiB.toFixed(0)} MiB`);
+        console.log(`  ${label} ${raw.seconds.toFixed(2)} s  ${(mib / raw.seconds).toFixed(1)} MiB/s  host peak RSS ${raw.hostPeakMiB.toFixed(0)} MiB  ${perChunk(raw.hostCpuMs, raw.results, chunks)}`);
       }
       const save = await saveRun(players, path, bytes, freshKey(), dir);
       const failed = save.results.find((r) => !r.done);
@@ -237,7 +285,7 @@ export async function run(): Promise<void> {
       const playerPeak = Math.max(...save.results.map((r) => (r.done ? r.maxRssMiB : 0)));
       console.log(
         `  save  ${save.seconds.toFixed(2)} s  ${(mib / save.seconds).toFixed(1)} MiB/s  (host done handing out at ${save.senderSeconds.toFixed(2)} s, ${save.spooled} chunks spooled)` +
-          `  host peak RSS ${save.hostPeakMiB.toFixed(0)} MiB  player peak RSS ${playerPeak.toFixed(0)} MiB (lifetime max)`,
+          `  host peak RSS ${save.hostPeakMiB.toFixed(0)} MiB  player peak RSS ${playerPeak.toFixed(0)} MiB (lifetime max)  ${perChunk(save.hostCpuMs, save.results, chunks)}`,
       );
       for (let i = 0; i < RECEIVERS; i++) {
         await rm(join(dir, `p${i}`, 'feverlink3-resync-1.sav'), { force: true });
@@ -245,7 +293,7 @@ export async function run(): Promise<void> {
       }
     }
     const best = (xs: number[]) => Math.min(...xs);
-    console.log(`  ratio save/raw (throughput, best of 2 each): ${(best(raws) / best(saves)).toFixed(2)}  (goal ≥ 0.7; raw players only count bytes)`);
+    console.log(`  ratio save/raw (throughput, best of ${rounds} each): ${(best(raws) / best(saves)).toFixed(2)}  (goal ≥ 0.7; raw players only count bytes)`);
     console.log(`  ratio save/raw+rx (players open, hash and write in both): ${(best(mirrors) / best(saves)).toFixed(2)}`);
     console.log(`  host lifetime max RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (includes the bench itself)`);
     for (const p of players) p.child.send({ quit: true });

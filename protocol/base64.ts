@@ -14,6 +14,18 @@ export interface Base64 {
    * outside the alphabet, `=` anywhere but the end, non-zero pad bits, whitespace, the URL alphabet).
    */
   decode(text: string): Uint8Array | undefined;
+  /**
+   * Optional, the chunk codec's fast path (protocol/messages/chunkCodec.ts): `head ‖ encode(bytes) ‖ tail` as bytes
+   * (the text is ASCII), without the text ever being one JS string. V8 puts a string over 128 KiB in its
+   * large-object space, and making one costs ~5× the conversion itself (a 256 KiB chunk's 350 000 characters:
+   * ~0.4 ms against ~0.06 ms in 64 KiB pieces, docs/DECISIONS.md "Bench numbers (bench/resync.bench.ts…)").
+   */
+  encodeAscii?(bytes: Uint8Array, head: Uint8Array, tail: Uint8Array): Uint8Array;
+  /**
+   * Optional, the same: `decode` of the text whose characters are these bytes (one byte, one character, so a byte
+   * over 0x7f is a character outside the alphabet and refused), without making that text a JS string.
+   */
+  decodeAscii?(text: Uint8Array): Uint8Array | undefined;
 }
 
 /** The project's own pure implementation (protocol/bytes.ts): runs in the browser; the reference in tests. */

@@ -147,4 +147,19 @@ describe('save receiver', () => {
     await r.close();
     expect(await readdir(dir)).toEqual([]);
   });
+
+  it('writes the chunks that arrive between two writes together (batches over the cap, gaps, a late chunk)', async () => {
+    // 70 chunks, more than one writev's 64; accepted in bursts with chunk 5 and chunk 40 held back and given last.
+    const s = save(70 * CHUNK_BYTES - 123);
+    const { r, received, done } = receiver();
+    const order = [...Array.from({ length: 70 }, (_, i) => i).filter((i) => i !== 5 && i !== 40), 40, 5];
+    for (let i = 0; i < order.length; i++) {
+      expect(r.accept(s.chunk(order[i]!))).toBe('accepted');
+      if (i % 25 === 24) await new Promise((resolve) => setImmediate(resolve)); // a write may start between bursts
+    }
+    await done;
+    await r.idle();
+    expect(received[0]!.sha256).toBe(s.sha256);
+    expect(Buffer.compare(await readFile(received[0]!.path), s.data)).toBe(0);
+  });
 });
