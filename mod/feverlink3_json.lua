@@ -146,12 +146,18 @@ local function fail(pos, what)
 end
 
 local function skip(s, i)
+  local c = byte(s, i)
+  -- the link's lines have no whitespace between tokens: the common case needs no pattern
+  if c ~= 32 and c ~= 9 and c ~= 13 and c ~= 10 then return i end
   local _, e = find(s, '^[ \t\r\n]*', i)
   return e + 1
 end
 
 local function decodeString(s, i)
   -- s:sub(i, i) == '"'
+  -- the common case, a string without escapes or control characters: one find, no parts
+  local _, b = find(s, '^[^"\\%c]*"', i + 1)
+  if b then return sub(s, i + 1, b - 1), b + 1 end
   local parts = {}
   local j = i + 1
   while true do
@@ -194,6 +200,16 @@ local decodeValue
 
 -- JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][-+]?[0-9]+)?
 local function decodeNumber(s, i)
+  -- the common case, an integer not starting with 0: one find (the same tonumber and isInt as below)
+  local _, e = find(s, '^-?[1-9]%d*', i)
+  if e then
+    local c = byte(s, e + 1)
+    if c ~= 46 and c ~= 101 and c ~= 69 then
+      local n = tonumber(sub(s, i, e))
+      if isInt(n) then n = floor(n) end
+      return n, e + 1
+    end
+  end
   local j = i
   if byte(s, j) == 45 then j = j + 1 end
   local c = byte(s, j)

@@ -23,6 +23,32 @@ M.MAX_GAP = 2000
 
 local lastText
 
+-- The JSON of an own item, as last encoded, by item (weak keys: a dropped item takes its entry with it). This runs
+-- every frame for every own waiting action; encoding them all each time was half the mod's time in the simulator.
+-- An entry is reused while the fields it was made from are the same values (the body by identity: a body is never
+-- changed in place once queued, only replaced by the host's copy).
+local encoded = setmetatable({}, { __mode = 'k' })
+local FIELDS = { 'kind', 'stamp', 'seq', 'body', 'category', 'allowed', 'unconfirmed' }
+
+local function ownLine(item)
+  local cached = encoded[item]
+  if cached then
+    local same = true
+    for _, f in ipairs(FIELDS) do
+      if cached[f] ~= item[f] then same = false break end
+    end
+    if same then return cached.text end
+  end
+  local fields = {}
+  for _, f in ipairs(FIELDS) do fields[f] = item[f] end
+  local text = json.encode(fields)
+  if text then
+    fields.text = text
+    encoded[item] = fields
+  end
+  return text
+end
+
 --- Writes the state when it changed. pos: gen, offset of to_game.log read so far.
 function M.save(S, t, gen, offset)
   if not S.active or S.start == nil then return end
@@ -34,8 +60,7 @@ function M.save(S, t, gen, offset)
     -- own actions and own BuildCommits (a commit made in a pause waits for the games to leave the stop: lost here, the
     -- others applied it and this game did not, a fork the simulator found with held builds)
     if (item.kind == 'action' or item.kind == 'commit') and item.from == S.id then
-      local text = json.encode({ kind = item.kind, stamp = item.stamp, seq = item.seq, body = item.body,
-        category = item.category, allowed = item.allowed, unconfirmed = item.unconfirmed })
+      local text = ownLine(item)
       if text then lines[#lines + 1] = 'own=' .. text end
     end
   end
