@@ -1,7 +1,8 @@
 -- FeverLink3: the session controller, the callbacks of docs/ENGINE.md §3 (init, frame, beforeStep, command,
 -- requestSpeed, status). Implements spec/lockstep.md on the game's side: Hello, Clock lines and the promise
 -- `safe`, the input barrier through engine.setLimit, pause and speed from Session, stamps, apply order, verdicts.
-local json = require('feverlink3_json')
+-- It holds the session's state S and reads the link each frame; the pace and the Clock line are
+-- feverlink3_pace.lua, the held build made in a pause feverlink3_hold.lua, the local commands feverlink3_command.lua.
 local link = require('feverlink3_link')
 local log = require('feverlink3_log')
 local rules = require('feverlink3_lockstep')
@@ -13,25 +14,17 @@ local apply = require('feverlink3_apply')
 local resume = require('feverlink3_resume')
 local checksum = require('feverlink3_checksum')
 local resync = require('feverlink3_resync')
+local pace = require('feverlink3_pace')
+local hold = require('feverlink3_hold')
+local command = require('feverlink3_command')
 
 local M = {}
 local n = log.n
 
---- Clock cadence (docs/ENGINE.md §6): a changed t is reported at most every CLOCK_INTERVAL_MS, a heartbeat every
--- HEARTBEAT_MS, a change of stop/speed/pause/need/ahead/started at once.
-M.CLOCK_INTERVAL_MS = 100
-M.HEARTBEAT_MS = 1000
 --- How often identity.txt is looked at again: a new `start=` means a new launcher session in this folder.
 M.IDENTITY_CHECK_MS = 1000
---- A held build made in a pause that could not be committed in this long (wall ms) is given up here: no BuildCommit,
--- its need dropped; the host refuses it on every game 10 s after its record (machines/rules/heldBuilds.ts).
-M.HOLD_GIVE_UP_MS = 9000
---- A game standing this long (wall ms) at the stamp of an own action whose copy the host has not sent back says so
--- once in mod.log (the copy comes within the round trip the lead covers; one that never comes holds the game there).
-M.UNCONFIRMED_LOG_MS = 2000
 
 local S -- the state of this Lua state's session
-local commitHeld -- defined below
 
 local function fresh()
   return {
@@ -161,140 +154,8 @@ function M.init()
   return true
 end
 
--- The hop of an Action this mod writes (spec "Latency stamps", logs only): g = the game's wall clock, ms since 1970,
--- from the optional engine.wallClock(); nothing without it (the mod has no wall clock of its own: os.clock counts
--- from the process start).
-local function hop()
-  local ok, w = pcall(function() return S.engine.wallClock() end)
-  if ok and type(w) == 'number' and w == w and w > 0 and w < 1e14 then return { g = math.floor(w) } end
-  return nil
-end
-M.hop = function() return hop() end
-
-local function flushItems()
-  return S.queue:ofKind('flush')
-end
-
--- An own action waits for the host's copy (feverlink3_inbox.lua ownCopy) before it is applied; a peer's held build
--- this game vetoed waits for the host's answer (relayed: dropped; late: applied). Either holds the barrier at its stamp.
-local function unconfirmed(item)
-  return item.unconfirmed == true or item.awaiting == true
-end
-
-local function complete(item)
-  if item.unconfirmed or item.awaiting then return false end
-  return item.kind ~= 'flush' or item.pauseUpto <= S.pauseRead
-end
-
--- Applies what is due while the world stands at t between steps: late items (stamp < t) and the pause order's
--- complete flushes stamped <= t (they come first at their stamp; ordinary actions at t wait for beforeStep(t)).
-local function applyStanding(t)
-  local items = S.queue:due(t, function(item)
-    if item.kind == 'flush' or item.unconfirmed or item.awaiting then return complete(item) end
-    return item.stamp < t
-  end)
-  for _, item in ipairs(items) do
-    if item.kind == 'flush' then checksum.beforeFlush(S, t, item.pauseUpto) end
-    apply.apply(S, item, t)
-  end
-end
-
--- The game stands at the stamp of an own action the host has not confirmed, or of a vetoed build the host has not
--- answered: said once per item after a while.
-local function noteUnconfirmed(t, mine)
-  if mine == nil or mine.stamp > t then
-    S.heldBy = nil
-    return
-  end
-  local key, now = apply.key(mine), link.wallMs()
-  if S.heldBy == nil or S.heldBy.key ~= key then
-    S.heldBy = { key = key, since = now }
-  elseif not S.heldBy.logged and now - S.heldBy.since >= M.UNCONFIRMED_LOG_MS then
-    S.heldBy.logged = true
-    log.warn('standing at ' .. n(t) .. ' for ' .. n(now - S.heldBy.since) .. ' ms: '
-      .. (mine.awaiting and ('held build ' .. key .. ' vetoed here waits for the host\'s answer')
-        or ('own action ' .. key .. ' waits for the host\'s copy')))
-  end
-end
-
-local function updatePace(t)
-  local flushes = flushItems()
-  -- the lowest stamp of an own action without the host's copy yet, or of a veto not answered (the queue is in stamp order)
-  local mine = S.queue:firstWhere(unconfirmed)
-  noteUnconfirmed(t, mine)
-  S.barrier = rules.barrier(S.peers, S.stalledIds, flushes, S.pauseRead, mine and mine.stamp)
-  S.pace = rules.pace({ t = t, started = S.started, speed = S.sessionSpeed, runSpeed = S.runSpeed,
-    pauseAt = S.pauseAt, barrier = S.barrier, flushTarget = rules.flushTarget(t, flushes, S.pauseRead) })
-  S.engine.setLimit(S.pace.limit)
-  S.engine.setSpeed(S.pace.speed)
-end
-
-local function maybeClock(t)
-  local now = link.wallMs()
-  local speed = S.engine.speed()
-  local stop = S.pace.stop and speed == 0
-  local pause = S.pauseRead > 0 and S.pauseRead or nil
-  local last = S.lastClock
-  local due = last == nil or last.stop ~= stop or last.speed ~= speed or last.pause ~= pause or last.need ~= S.need
-    or last.ahead ~= S.ahead or last.started ~= S.started
-    or (t ~= last.t and now - S.lastClockWall >= M.CLOCK_INTERVAL_MS) or now - S.lastClockWall >= M.HEARTBEAT_MS
-  if not due then return end
-  local safe = rules.promise(S.safe, t, S.ahead)
-  local line = { t = t, speed = speed, ahead = S.ahead, safe = safe, need = S.need, pause = pause }
-  if stop then line.stop = true end
-  -- a Clock the outbox refused (full) promised nothing: tried again next frame
-  if not S.outbox:add('Clock', line) then return end
-  S.safe = safe
-  S.lastClock = { t = t, stop = stop, speed = speed, pause = pause, need = S.need, ahead = S.ahead,
-    started = S.started }
-  S.lastClockWall = now
-end
-
-local function pausedStanding(t)
-  return S.started and S.pauseAt ~= nil and t >= S.pauseAt
-end
-
--- Queues this game's own BuildCommit item: applied at its stamp only with the host's copy (feverlink3_inbox.lua).
-local function sendCommit(h, stamp, t)
-  if not S.outbox:add('BuildCommit', { seq = h.seq, owner = S.id, stamp = stamp }) then
-    log.error('BuildCommit ' .. n(S.id) .. ':' .. n(h.seq) .. ' could not be written: given up (the host refuses it)')
-    return
-  end
-  local ok, why = S.queue:push({ kind = 'commit', stamp = stamp, from = S.id, seq = h.seq, body = h.body,
-    category = h.category, unconfirmed = true })
-  if not ok then log.error('own BuildCommit ' .. n(S.id) .. ':' .. n(h.seq) .. ' not queued: ' .. tostring(why)) end
-  log.info('BuildCommit ' .. n(S.id) .. ':' .. n(h.seq) .. ' sent at ' .. n(stamp) .. ' (t ' .. n(t) .. ')')
-end
-
---- The held build made in a pause (S.holding), once per frame before the Clock line: its need follows the furthest
--- stop known; after the grace, once every pacing peer stands at its stop and the Clock carrying the need went out,
--- the BuildCommit at that stamp (unpaused meanwhile: at an ordinary stamp); given up after HOLD_GIVE_UP_MS. A veto
--- (feverlink3_inbox.lua) ends it first. The BuildCommit is written before the Clock that drops the need.
-commitHeld = function(t)
-  local h = S.holding
-  if h == nil then return end
-  local now = link.wallMs()
-  if now - h.since >= M.HOLD_GIVE_UP_MS then
-    log.warn('held build ' .. n(S.id) .. ':' .. n(h.seq) .. ' not committed in ' .. n(now - h.since)
-      .. ' ms: given up (the host refuses it on every game)')
-    S.holding, S.need = nil, nil
-    return
-  end
-  if not pausedStanding(t) then
-    sendCommit(h, rules.stamp(t, S.safe, S.ahead), t)
-    S.holding, S.need = nil, nil
-    return
-  end
-  local stamp = rules.commitStamp(t, S.peers, S.flushStamp)
-  if S.need == nil or stamp > S.need then
-    S.need = stamp -- announced first; the commit waits for a frame after the Clock that carries it
-    return
-  end
-  if now - h.since < h.grace or not rules.peersStopped(S.peers, S.pauseAt) then return end
-  if S.lastClock == nil or S.lastClock.need ~= S.need then return end
-  sendCommit(h, S.need, t)
-  S.holding, S.need = nil, nil
-end
+-- The hop of an Action this mod writes (feverlink3_command.lua).
+M.hop = function() return command.hop(S) end
 
 -- After a reload that continues (feverlink3_resume.lua): once reading reaches what the previous Lua state had read
 -- (the line at `pos` or the read position), what it applied is taken out of the queue, unapplied.
@@ -332,12 +193,12 @@ local function frameBody()
     return
   end
   inbox.judge(S) -- the peers' held builds read so far: dry run, veto (feverlink3_inbox.lua)
-  applyStanding(t)
+  pace.applyStanding(S, t)
   resync.saveDue(S) -- a ResyncSave read in this frame: the world as it stands after the standing items
-  updatePace(t)
+  pace.updatePace(S, t)
   checksum.standing(S, t) -- a paused round, once the world stands still
-  commitHeld(t)
-  maybeClock(t)
+  hold.commitHeld(S, t)
+  pace.maybeClock(S, t)
 end
 
 -- The launcher (re)opening the folder replaces to_game.log and writes identity.txt with a new start=<gen>:0: a new
@@ -411,113 +272,26 @@ function M.beforeStep(t)
     log.once('limit:' .. n(t), 'error', 'BARRIER: the engine steps at ' .. n(t) .. ' although the limit is '
       .. n(S.pace.limit))
   end
-  for _, item in ipairs(S.queue:due(t, complete)) do apply.apply(S, item, t) end
+  local due = S.queue:due(t, function(item) return pace.complete(S, item) end)
+  for _, item in ipairs(due) do apply.apply(S, item, t) end
   checksum.beforeStep(S, t) -- a round at t reads the world after the items stamped <= t
 end
 
---- A local command before the game applies it: true = the mod carries it (stamped, sent, applied at the stamp).
--- strict = true: a held strict build (spec architecture §6, lockstep.md): running, its record carries held = true and
--- a stamp max(1, ahead/2) steps further (peers dry-run it and may veto); standing in a pause, its record carries
--- commit = true (peers park it), its stamp is this game's `need` on every Clock, and after a grace the BuildCommit
--- makes every game apply it (feverlink3_session.commitHeld). One held build in a pause at a time: another strict
--- command meanwhile is carried as an ordinary one.
+--- A local command before the game applies it: true = the mod carries it (feverlink3_command.lua).
 function M.command(cmd, category, strict)
-  if not S.active then return false end
-  local text, err = json.encode(cmd)
-  if type(cmd) ~= 'table' or not text then
-    log.warn('command not carried (applied natively on this game only): ' .. tostring(err or 'not a table'))
-    return false
-  end
-  local body = json.decode(text) -- the originator applies exactly what the peers decode
-  category = rules.category(category)
-  if S.outbox:full() or not S.queue:hasRoom(S.id) then
-    -- the mod cannot carry it now (the launcher takes no lines, or too many own actions wait): it is dropped on
-    -- every game alike (true: the game must not apply it natively), logged and shown
-    S.dropped = S.dropped + 1
-    log.error('command dropped: ' .. (S.outbox:full() and 'the outbox is full (from_game.log takes no lines)'
-      or 'too many own actions wait for their stamps') .. '; commands dropped so far: ' .. n(S.dropped))
-    pcall(function() S.engine.notify('warn', 'FeverLink3: your command was dropped: the link to the launcher is stalled') end)
-    return true
-  end
-  local t = S.engine.time()
-  local seq = S.seq + 1
-  strict = strict == true and type(body) == 'table' and getmetatable(body) ~= json.ARRAY
-  if strict and S.started and pausedStanding(t) and S.holding == nil then
-    body.commit = true
-    local stamp = rules.stamp(t, S.safe, S.ahead)
-    if not S.outbox:add('Action', { stamp = stamp, seq = seq, body = body, category = category, hop = hop() }) then
-      S.dropped = S.dropped + 1
-      return true
-    end
-    S.seq = seq
-    S.holding = { seq = seq, body = body, category = category, since = link.wallMs(),
-      grace = rules.commitGrace(S.ahead, S.runSpeed) }
-    S.need = rules.commitStamp(t, S.peers, S.flushStamp)
-    log.info('held build ' .. n(S.id) .. ':' .. n(seq) .. ' made in the pause at t ' .. n(t) .. ': parked by the peers, '
-      .. 'committed at ' .. n(S.need) .. ' after ' .. n(S.holding.grace) .. ' ms without a veto')
-    return true
-  end
-  if pausedStanding(t) then
-    if not S.outbox:add('Action', { seq = seq, body = body, category = category, pause = true, hop = hop() }) then
-      S.dropped = S.dropped + 1
-      return true -- refused by the outbox (logged there): dropped on every game alike
-    end
-    S.seq = seq
-    log.info('pause action ' .. n(S.id) .. ':' .. n(S.seq) .. ' sent at t ' .. n(t) .. ' (the host stamps it)')
-    return true
-  end
-  local stamp = rules.stamp(t, S.safe, S.ahead)
-  if strict and S.started then
-    body.held = true
-    stamp = rules.heldStamp(t, S.safe, S.ahead)
-  end
-  if not S.outbox:add('Action', { stamp = stamp, seq = seq, body = body, category = category, hop = hop() }) then
-    S.dropped = S.dropped + 1
-    return true -- refused by the outbox (logged there): not queued here either, so dropped on every game alike
-  end
-  S.seq = seq
-  -- queued unconfirmed: applied only with the host's copy (its `allowed`); a host BuildVeto before it drops it
-  S.queue:push({ kind = 'action', stamp = stamp, from = S.id, seq = S.seq, body = body, category = category,
-    unconfirmed = true })
-  -- it holds the barrier at its stamp from now on, not only from the next frame: the engine may run several steps
-  -- before it (a reload's backlog or a resync load already holds the world where it stands)
-  if not S.resume and not S.reload then
-    S.barrier = rules.minOpt(S.barrier, stamp)
-    S.pace.limit = rules.minOpt(S.pace.limit, stamp)
-    S.engine.setLimit(S.pace.limit)
-  end
-  log.info('action ' .. n(S.id) .. ':' .. n(S.seq) .. ' stamped ' .. n(stamp) .. ' at t ' .. n(t)
-    .. ' (applied once the host sends it back)')
-  return true
+  return command.command(S, cmd, category, strict)
 end
 
 --- The local player asks for a speed (0 = pause): a SpeedRequest to the host. True when sent.
 function M.requestSpeed(s)
-  if not S.active then return false end
-  if not rules.isSpeed(s) then
-    log.warn('requestSpeed(' .. tostring(s) .. '): not a speed (0, 1, 2, 4)')
-    return false
-  end
-  S.outbox:add('SpeedRequest', { speed = s })
-  log.info('SpeedRequest ' .. n(s))
-  return true
-end
-
--- Own actions waiting for the host's copy; peers' held builds vetoed here waiting for the host's answer.
-local function unconfirmedCount()
-  local count, awaiting = 0, 0
-  for _, item in ipairs(S.queue.items) do
-    if item.unconfirmed then count = count + 1 end
-    if item.awaiting then awaiting = awaiting + 1 end
-  end
-  return count, awaiting
+  return command.requestSpeed(S, s)
 end
 
 --- A read-only snapshot for the game's status and for tests.
 function M.status()
   local t
   if S.active then t = S.engine.time() end
-  local unconfirmedItems, awaitingVeto = unconfirmedCount()
+  local unconfirmedItems, awaitingVeto = pace.unconfirmedCount(S)
   return {
     active = S.active, id = S.id, name = S.name, t = t, safe = S.safe, ahead = S.ahead, barrier = S.barrier,
     limit = S.pace.limit, speed = S.pace.speed, started = S.started, pauseAt = S.pauseAt, stop = S.pace.stop,
