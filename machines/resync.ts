@@ -92,6 +92,7 @@ export const resyncMachine = setup({
       speedBefore: context.speed,
       speed: 0,
       waitingFor: [],
+      outsiders: [],
       pauseReported: false,
       source: HOST_GAME,
       participants: [],
@@ -103,7 +104,7 @@ export const resyncMachine = setup({
       failure: undefined,
     })),
     startQueuedRound: assign(({ context }) => ({ queued: [], reason: context.queuedReason })),
-    notePause: assign((_, p: Ev<'pause.progress'>) => ({ waitingFor: [...p.waitingFor], pauseReported: true })),
+    notePause: assign((_, p: Ev<'pause.progress'>) => ({ waitingFor: [...p.waitingFor], outsiders: [...(p.outsiders ?? [])], pauseReported: true })),
     progress: emit(({ context }, p: { state: ResyncProgressState }) => ({
       type: 'out.progress' as const,
       id: context.id,
@@ -115,7 +116,7 @@ export const resyncMachine = setup({
     })),
     emitPause: emit(({ context }) => ({ type: 'out.pause' as const, id: context.id })),
     askSave: enqueueActions(({ context, enqueue }) => {
-      const { source, warning } = chooseSource(context.players, context.marked, context.hostReloads);
+      const { source, warning } = chooseSource(context.players, context.marked, context.hostReloads, context.outsiders);
       enqueue.assign({ source });
       if (warning) enqueue.emit({ type: 'out.sourceWarning', id: context.id, text: warning });
       enqueue.emit({ type: 'out.save', id: context.id, to: source, name: resyncSaveName(context.id) });
@@ -180,6 +181,7 @@ export const resyncMachine = setup({
     reason: '',
     speedBefore: 0,
     waitingFor: [],
+    outsiders: [],
     pauseReported: false,
     source: HOST_GAME,
     participants: [],

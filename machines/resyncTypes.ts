@@ -30,7 +30,8 @@ export type ResyncEvent =
   /** A game reported an action `partial`: its world may be partly built (spec "Repair source"). */
   | { type: 'game.partial'; id: number }
   /** Pausing: the ready games in the session's world that do not yet stand at pauseAt with speed 0. */
-  | { type: 'pause.progress'; waitingFor: readonly number[] }
+  /** outsiders: the ready games not in the session's world (they cannot be the repair source). */
+  | { type: 'pause.progress'; waitingFor: readonly number[]; outsiders?: readonly number[] }
   | { type: 'recv.SaveDone'; from: number; id: number; ok: boolean; detail?: string }
   /** The repair source's upload arrived whole, matched its SHA-256 and was written as feverlink3-resync-<id>.sav. */
   | { type: 'source.uploaded'; id: number }
@@ -106,6 +107,8 @@ export interface RoundContext {
   speedBefore: number;
   /** Pausing: who the pause still waits for, and whether the session reported at all. */
   waitingFor: number[];
+  /** The ready games outside the session's world at the last pause.progress of this round (never the source). */
+  outsiders: number[];
   pauseReported: boolean;
   /** Saving: the game that saves (0 or the repair source). */
   source: number;

@@ -37,6 +37,25 @@ export interface ChecksumStatus {
   differences: { n: number; paused: boolean; parts: PartDifference[] }[];
   /** Every repair request with its reason and the host's clock. */
   repairRequests: { reason: string; at: number; autoResync: boolean }[];
+  /**
+   * Every round that ended (the latest MAX_ROUNDS_KEPT), in the order they ended: its number, the stamp it was asked
+   * at (`at`: a running round reads the world in beforeStep(at), a paused one standing at pauseAt), paused or not, the
+   * host's clock when it was asked and when it ended, its result, and the reports the round took (each game, the game
+   * time it read at, the host's clock when it came). Optional: added for the simulator's `detected` check.
+   */
+  ended?: EndedRound[];
+}
+
+/** One round that ended, as ChecksumStatus.ended keeps it. */
+export interface EndedRound {
+  n: number;
+  at: number;
+  paused: boolean;
+  askedAt: number;
+  endedAt: number;
+  result: 'identical' | 'different' | 'time_skew' | 'dropped';
+  /** The reports taken into the round: the game, the time it read at (ChecksumReport.time), the host's clock. */
+  reports: { game: number; time: number; at: number }[];
 }
 
 export interface HostChecksums {
@@ -57,6 +76,8 @@ export interface HostChecksums {
 
 /** Differences kept for status(): the latest ones. */
 const MAX_DIFFERENCES_KEPT = 64;
+/** Ended rounds kept for status(): the latest ones. */
+const MAX_ROUNDS_KEPT = 512;
 
 export function attachChecksums(
   host: HostSession,
@@ -73,15 +94,20 @@ export function attachChecksums(
     ...(options.fullChecksumEvery === undefined ? {} : { fullChecksumEvery: options.fullChecksumEvery }),
   };
   const actor = createActor(checksumRoundsMachine, { clock, systemId: 'checksumRounds', input, ...(inspect ? { inspect } : {}) });
-  const status: ChecksumStatus = { rounds: { identical: 0, different: 0, time_skew: 0, dropped: 0 }, differences: [], repairRequests: [] };
+  const status: ChecksumStatus = { rounds: { identical: 0, different: 0, time_skew: 0, dropped: 0 }, differences: [], repairRequests: [], ended: [] };
+  /** The rounds asked and not ended yet (status.ended's records in the making). */
+  const open = new Map<number, EndedRound>();
 
   const on = <T extends Parameters<typeof actor.on>[0]>(type: T, fn: Parameters<typeof actor.on<T>>[1]) =>
     actor.on(type, guarded(log, `checksums ${type}`, fn as (e: unknown) => void));
   // A paused round names the pause-order position it reads at: the pause actions flushed before this request
   // (pause actions change the standing world; docs/DECISIONS.md "A paused round reads the world at a pause-order
   // position"). Added here, where the request joins the host's one order of messages.
-  on('send.ChecksumRequest', (e) =>
-    host.broadcast('ChecksumRequest', e.payload.paused ? { ...e.payload, upto: flushedUpto(lockstep) } : e.payload));
+  on('send.ChecksumRequest', (e) => {
+    const { n, at, paused } = e.payload;
+    open.set(n, { n, at, paused: paused === true, askedAt: clock.now(), endedAt: -1, result: 'dropped', reports: [] });
+    host.broadcast('ChecksumRequest', e.payload.paused ? { ...e.payload, upto: flushedUpto(lockstep) } : e.payload);
+  });
   on('send.Authority', (e) => host.broadcast('Authority', e.payload, e.source));
   on('out.log', ({ type: _type, ...entry }) => log(entry));
   let repairStart: ((reason: string) => void) | undefined;
@@ -94,6 +120,10 @@ export function attachChecksums(
     }
     status.rounds[e.result]++;
     status.lastRound = { n: e.n, paused: e.paused, result: e.result };
+    const record = open.get(e.n);
+    open.delete(e.n);
+    if (record) status.ended!.push({ ...record, endedAt: clock.now(), result: e.result });
+    if (status.ended!.length > MAX_ROUNDS_KEPT) status.ended!.shift();
     if (e.result === 'different') status.differences = [...status.differences, { n: e.n, paused: e.paused, parts: e.differences }].slice(-MAX_DIFFERENCES_KEPT);
   });
   on('out.repairRequested', (e) => {
@@ -108,12 +138,22 @@ export function attachChecksums(
     },
   });
 
+  // A report the chart takes (its open round of that n waits for this game; machines/rules/checksumRoundSteps.ts
+  // takeReport), noted before the chart gets it: the last one ends the round at once.
+  const noteReport = (from: number, n: number, time: number, now: number) => {
+    const context = actor.getSnapshot().context;
+    const round = context.regular?.n === n ? context.regular : context.paused?.n === n ? context.paused : undefined;
+    if (round?.waiting.includes(from)) open.get(n)?.reports.push({ game: from, time, at: now });
+  };
   const off = host.on((n) => {
     const now = clock.now();
     if (n.type === 'left') actor.send({ type: 'game.left', now, id: n.id });
     if (n.type !== 'game') return;
     const { message, from } = n;
-    if (message.kind === 'ChecksumReport') actor.send({ type: 'recv.ChecksumReport', now, from, payload: message.payload });
+    if (message.kind === 'ChecksumReport') {
+      noteReport(from, message.payload.n, message.payload.time, now);
+      actor.send({ type: 'recv.ChecksumReport', now, from, payload: message.payload });
+    }
     else if (message.kind === 'ReplayFailed') actor.send({ type: 'recv.ReplayFailed', now, from, payload: message.payload });
     else if (message.kind === 'ActionRefused') actor.send({ type: 'recv.ActionRefused', now, from, payload: message.payload });
   });

@@ -10,7 +10,7 @@
 import { createActor, type Actor } from 'xstate';
 import { RESYNC_SYSTEM_ID, resyncMachine, type ResyncProgressState } from '../../machines/resync.ts';
 import { sessionOf } from '../../machines/lockstep.ts';
-import { namesOf, resyncSaveName } from '../../machines/rules/resyncRound.ts';
+import { HOST_GAME, namesOf, resyncSaveName } from '../../machines/rules/resyncRound.ts';
 import { LIMITS, type Payloads } from '../../protocol/messages/index.ts';
 import { codePoints } from '../../protocol/messages/schema.ts';
 import { TAG_BYTES } from '../../protocol/crypto.ts';
@@ -131,6 +131,8 @@ export function attachResync(
   let lastTransfer: TransferProgress | undefined;
   let byPolicy = false;
   let failure: string | undefined;
+  /** Games that applied a command partly while a round ran that will not load over their world: marked past its end. */
+  const partialAfterLoad = new Set<number>();
 
   // Session `resync` while a round runs (and `loading` while it loads), in Welcome, the status and every broadcast.
   const base = host.sessionPayload;
@@ -212,6 +214,8 @@ export function attachResync(
   });
   on('out.succeeded', (e) => {
     log({ msg: `resync ${e.id} verified: every game loaded the same world`, speed: e.speed });
+    // the round's end clears the marks (its load replaced the partly built worlds), but not of a world it did not load over
+    for (const id of partialAfterLoad) actor.send({ type: 'game.partial', id });
     endRound();
     if (e.speed > 0) lockstep.speed(e.speed);
   });
@@ -270,11 +274,32 @@ export function attachResync(
   /** The round ended (verified or failed): the transfer stops, what was held goes out, the policy's cooldown starts. */
   function endRound(): void {
     exempt = undefined;
+    partialAfterLoad.clear();
     lastTransfer = transfer?.progress() ?? lastTransfer;
     transfer?.cancel();
     transfer = undefined;
     for (const id of [0, ...host.connectedIds()]) host.releaseHeld(id);
     checksums.repairEnded();
+  }
+
+  /** The engine threw while it applied a command: this game's world may be partly built (spec "Repair source"). */
+  function markPartial(id: number): void {
+    if (inRound() && !roundLoadsOver(id)) partialAfterLoad.add(id);
+    actor.send({ type: 'game.partial', id });
+  }
+  /**
+   * Will the running round still load its save over this game's world? Yes before the file is announced (every game
+   * present takes part); then only for a participant (the host's game when it reloads) whose Hello is not in yet.
+   * Seed 29 of the simulator: the host's game applied a command partly during a round's Verifying, the round's end
+   * cleared its mark and the next round copied its broken world.
+   */
+  function roundLoadsOver(id: number): boolean {
+    const snapshot = actor.getSnapshot();
+    const c = snapshot.context;
+    if (snapshot.matches({ Round: 'Verifying' })) return false;
+    if (c.file === undefined) return true;
+    const loads = id === HOST_GAME ? c.hostReloads : c.participants.includes(id);
+    return loads && !c.heard.includes(id);
   }
 
   checksums.onRepairRequested((reason) => {
@@ -324,8 +349,7 @@ export function attachResync(
       }
       else if (message.kind === 'SpeedRequest' && inRound()) actor.send({ type: 'recv.SpeedRequest', from, speed: message.payload.speed });
       else if (message.kind === 'ResyncUpload') upload(from, message.payload);
-      // The engine threw while it applied a command: this game's world may be partly built (spec "Repair source").
-      else if (message.kind === 'ActionRefused' && message.payload.partial === true) actor.send({ type: 'game.partial', id: from });
+      else if (message.kind === 'ActionRefused' && message.payload.partial === true) markPartial(from);
     }
   });
 
@@ -378,7 +402,7 @@ export function attachResync(
       outsidersLogged = id;
       log({ msg: `resync ${id}: pause ${pauseAt} waits only for the games in the session's world; not for ${namesOf(outsiders, players)}` });
     }
-    actor.send({ type: 'pause.progress', waitingFor });
+    actor.send({ type: 'pause.progress', waitingFor, outsiders });
   };
   actor.start();
   const stopTicks = startTicker(clock, log, 'resync tick', options.tickMs ?? 100, tick);

@@ -43,13 +43,15 @@ export function namesOf(ids: readonly number[], players: readonly RoundPlayer[])
 
 /**
  * The game whose save the round copies (spec "Repair source"): the host's (0) unless the host's game is marked
- * partial; then the first player, in roster order, that is not marked and is capable. A host that does not reload
+ * partial; then the first player, in roster order, that is not marked, is capable and is in the session's world (not
+ * an outsider: copying its own world would lose the session's; docs/DECISIONS.md). A host that does not reload
  * always copies its own world. `warning` is set when the host's world is copied although it is marked.
  */
 export function chooseSource(
   players: readonly RoundPlayer[],
   marked: readonly number[],
   hostReloads: boolean,
+  outsiders: readonly number[] = [],
 ): { source: number; warning?: string } {
   if (!marked.includes(HOST_GAME)) return { source: HOST_GAME };
   const why = !hostReloads
@@ -58,9 +60,11 @@ export function chooseSource(
       ? 'no player is connected'
       : players.every((p) => marked.includes(p.id))
         ? 'every game is marked partial'
-        : 'no unmarked player can send its save (resync-source-1)';
+        : players.every((p) => marked.includes(p.id) || outsiders.includes(p.id))
+          ? "no unmarked player holds the session's world"
+          : 'no unmarked player can send its save (resync-source-1)';
   if (hostReloads) {
-    const source = players.find((p) => !marked.includes(p.id) && p.capable);
+    const source = players.find((p) => !marked.includes(p.id) && !outsiders.includes(p.id) && p.capable);
     if (source) return { source: source.id };
   }
   return {

@@ -85,6 +85,26 @@ describe('host checksum actor', () => {
     h.lockstep.stop();
   });
 
+  it('status().ended keeps each ended round: its stamp, paused or not, asked and ended on the host clock, the reports it took', () => {
+    const h = running();
+    h.advance(5_000);
+    const { n, at } = h.of('ChecksumRequest')[0]!.payload as { n: number; at: number };
+    const asked = h.clock.now();
+    h.clock.increment(50);
+    h.game(1, { kind: 'ChecksumReport', payload: { n, time: at, parts: { edges: 'e' } } });
+    h.game(1, { kind: 'ChecksumReport', payload: { n, time: at, parts: { edges: 'e' } } }); // a duplicate: not taken
+    h.game(7, { kind: 'ChecksumReport', payload: { n, time: at, parts: { edges: 'x' } } }); // not asked: not taken
+    h.clock.increment(50);
+    expect(h.checksums.status().ended).toEqual([]);
+    h.game(0, { kind: 'ChecksumReport', payload: { n, time: at, parts: { edges: 'e' } } });
+    expect(h.checksums.status().ended).toEqual([{
+      n, at, paused: false, askedAt: asked, endedAt: asked + 100, result: 'identical',
+      reports: [{ game: 1, time: at, at: asked + 50 }, { game: 0, time: at, at: asked + 100 }],
+    }]);
+    h.checksums.stop();
+    h.lockstep.stop();
+  });
+
   it('differing verdicts ask for a repair at once: logged, counted and shown (autoResync off: only that)', () => {
     const h = running({ autoResync: false });
     h.game(0, { kind: 'ActionRefused', payload: { seq: 3, from: 1, applied: true } });

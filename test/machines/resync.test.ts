@@ -293,6 +293,18 @@ describe('resync round: repair source', () => {
     expect(h.ctx().marked).toEqual([]); // a verified round ends the marks
   });
 
+  it('an outsider the pause reported is never the source (its own world is not the session’s)', () => {
+    const h = startResync();
+    h.send(
+      { type: 'player.joined', id: 1, name: 'alice', capable: true },
+      { type: 'player.joined', id: 2, name: 'bob', capable: true },
+      { type: 'session.started', speed: 1 },
+      { type: 'game.partial', id: 0 },
+    );
+    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [], outsiders: [1] });
+    expect(h.of('out.save')).toEqual([{ type: 'out.save', id: 1, to: 2, name: 'feverlink3-resync-1' }]);
+  });
+
   it('Saving with a source times out after 180 + 600 s; the source leaving fails the round', () => {
     const mk = () => {
       const h = startResync();

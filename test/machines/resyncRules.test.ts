@@ -92,6 +92,11 @@ describe('repair source and names', () => {
     expect(chooseSource([], [0], true).warning).toMatch(/no player is connected/);
     expect(chooseSource(players, [0], false)).toMatchObject({ source: 0, warning: expect.stringMatching(/does not reload/) });
   });
+  it('never an outsider: its own world is not the session’s (simulator seed 53)', () => {
+    expect(chooseSource(players, [0], true, [2])).toEqual({ source: 3 });
+    expect(chooseSource(players, [0, 1], true, [2, 3])).toMatchObject({ source: 0, warning: expect.stringMatching(/no unmarked player holds the session's world/) });
+    expect(chooseSource(players, [0, 1, 3], true, [2]).warning).toMatch(/no unmarked player holds the session's world/);
+  });
   it('names, hellos, file names', () => {
     expect(namesOf([0, 3, 9], players)).toBe("the host's game, carol, player 9");
     expect(helloAwaited([1, 2], true, [2])).toEqual([0, 1]);
