@@ -44,6 +44,8 @@ export interface ChecksumRoundsInput {
   roundTimeoutSeconds?: number;
   /** full_checksum_every (default 1: every regular round is full). */
   fullChecksumEvery?: number;
+  /** The repair policy's cooldown (default 120 s; the simulator's CI sessions, a quarter as long, use 30 s). */
+  repairCooldownSeconds?: number;
 }
 
 /** Every event carries the host's clock (ms) as `now`. */
@@ -147,7 +149,7 @@ export const checksumRoundsMachine = setup({
     roundTimeoutMs: (input.roundTimeoutSeconds ?? ROUND_TIMEOUT_SECONDS) * 1000,
     detail: false,
     sizing: createChunkSizing(),
-    policy: createPolicy(),
+    policy: createPolicy(input.repairCooldownSeconds === undefined ? undefined : input.repairCooldownSeconds * 1000),
     verdicts: createVerdictBook(),
     differingSince: {},
     notReady: {},

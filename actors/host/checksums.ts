@@ -61,6 +61,8 @@ export interface EndedRound {
 export interface HostChecksums {
   readonly actor: Actor<typeof checksumRoundsMachine>;
   status(): ChecksumStatus;
+  /** The rounds ended so far, by result (a copy): what status() says in `rounds`, without copying the rest. */
+  roundCounts(): ChecksumStatus['rounds'];
   /** A resync round started (the resync issue calls these; byPolicy: it answers a request). */
   repairStarted(byPolicy: boolean): void;
   repairEnded(): void;
@@ -90,6 +92,7 @@ export function attachChecksums(
   const inspect = ports.inspect && guarded(log, 'inspect', ports.inspect);
   const input: ChecksumRoundsInput = {
     ...(options.checksumSeconds === undefined ? {} : { checksumSeconds: options.checksumSeconds }),
+    ...(options.repairCooldownSeconds === undefined ? {} : { repairCooldownSeconds: options.repairCooldownSeconds }),
     ...(options.roundTimeoutSeconds === undefined ? {} : { roundTimeoutSeconds: options.roundTimeoutSeconds }),
     ...(options.fullChecksumEvery === undefined ? {} : { fullChecksumEvery: options.fullChecksumEvery }),
   };
@@ -184,6 +187,7 @@ export function attachChecksums(
   return {
     actor,
     status: () => structuredClone(status),
+    roundCounts: () => ({ ...status.rounds }),
     // The session's state first: a round the host's button starts right after the start finds the chart started.
     repairStarted: (byPolicy) => {
       guardedTick();

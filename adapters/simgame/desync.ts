@@ -2,7 +2,9 @@
 // checksum rounds have something to find (issue 10 item 6). The demo names the game through the environment
 // (FEVERLINK3_SIM_DESYNC_AFTER = game-ms after the game's first step), which the launcher passes on to its game.
 // The divergence: the first road or track changes hands (player ↔ town) — the `edges` lane, a part the policy
-// repairs after two rounds; money is left alone (Authority would correct it without a repair).
+// repairs after two rounds; money is left alone (Authority would correct it without a repair). The session simulator
+// also makes an apply fail halfway (failNextApplyPartly: the mod's partial verdict, issue 11 item 9's repair source).
+import type { SimGame } from './game.ts';
 import type { World } from './world/types.ts';
 
 export const DESYNC_ENV = 'FEVERLINK3_SIM_DESYNC_AFTER';
@@ -14,6 +16,25 @@ export function injectDivergence(world: World): string | undefined {
   const was = edge.owner;
   edge.owner = was === 'town' ? 'player' : 'town';
   return `edge ${edge.id} now belongs to the ${edge.owner} (was ${was})`;
+}
+
+/**
+ * Makes the game's next engine.apply of a command that would apply fail halfway, as an engine whose apply is not
+ * transactional (spec "Repair source"): part of the world changes (the first edge changes hands) and the apply throws,
+ * which the mod reports as a refusal of class engine, partial. Once; `threw` is told what changed, before the throw.
+ * `armed` false: the command applies as usual (the simulator disarms it once the session winds down).
+ */
+export function failNextApplyPartly(game: SimGame, threw: (what: string) => void, armed: () => boolean = () => true): void {
+  const apply = game.apply.bind(game);
+  game.apply = (cmd) => {
+    // a command the engine refuses anyway is refused cleanly (the others refuse it too: no differing verdict); while
+    // not armed, every command applies as usual
+    if (!armed() || !game.dryRun(cmd).ok) return apply(cmd);
+    game.apply = apply;
+    const what = `a command applied partly: ${injectDivergence(game.world) ?? 'nothing changed'}`;
+    threw(what);
+    throw new Error(`the engine threw halfway through the command (${what})`);
+  };
 }
 
 /**

@@ -62,6 +62,8 @@ export interface PolicyState {
   cooldownFrom: number | undefined;
   /** A repair (resync round) runs now. */
   repairing: boolean;
+  /** The cooldown's length (COOLDOWN_MS; the simulator's short sessions scale it down). */
+  cooldownMs: number;
 }
 
 /** What one call decided besides the new state. */
@@ -77,13 +79,13 @@ export interface PolicyStep {
   ignored?: string;
 }
 
-export function createPolicy(): PolicyState {
-  return { streak: undefined, drift: undefined, pending: undefined, cooldownFrom: undefined, repairing: false };
+export function createPolicy(cooldownMs = COOLDOWN_MS): PolicyState {
+  return { streak: undefined, drift: undefined, pending: undefined, cooldownFrom: undefined, repairing: false, cooldownMs };
 }
 
 /** The cooldown runs at `now`. */
 export function inCooldown(state: PolicyState, now: number): boolean {
-  return state.cooldownFrom !== undefined && now - state.cooldownFrom < COOLDOWN_MS;
+  return state.cooldownFrom !== undefined && now - state.cooldownFrom < state.cooldownMs;
 }
 
 const WAITED = ' (waited for the cooldown)';

@@ -1,56 +1,67 @@
-// The simulator's run in `npm test` (test/sim/sim.test.ts): how many seeds, how long and how large the sessions
-// are, and the coverage floors those seeds must reach. Sized to run in about two minutes on the 2-core machine
-// (docs/SIMULATOR.md has the measurement); `npm run sim -- --sessions 10000` is the long run before a release.
+// The simulator's run in `npm test` (test/sim/sim.shard*.test.ts): how many seeds, how long and how large the
+// sessions are, and the coverage each shard of them must reach. Sized to run in about 90 s on the 2-core machine
+// (docs/SIMULATOR.md "Speed" has the measurement); `npm run sim -- --sessions 10000` is the long run before a release.
 import type { SimOptions } from './runSeed.ts';
 
 export const CI_SIM = {
   firstSeed: 1,
-  // 100, not 200, since every session runs checksum and resync rounds (about 1.3 s a session instead of 0.43 s); even
-  // so `npm test` takes about 11½ minutes on a clean clone here, over the 10 it should (docs/SIMULATOR.md "Speed")
-  sessions: 100,
+  // 200 sessions in 4 test files of 50 consecutive seeds (test/sim/ciShard.ts), which vitest spreads over both cores
+  sessions: 200,
+  shards: 4,
   options: {
     lengthScale: 0.25,
     playerCounts: [2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 6, 8],
     freezeChance: 0.15,
+    // freezes of 1¼–10 s: a frozen stretch costs as much as any other, and the stall of a long one (over 20 s) has its
+    // own full-length seed test (forks.test.ts)
+    freezeScale: 0.25,
+    // the repair policy's cooldown scaled like the sessions (120 s → 30 s): a repair decided just after a hot join's
+    // round otherwise held a quarter-length session for two simulated minutes
+    repairCooldownSeconds: 30,
     // every workload (the forks they made are fixed; docs/SIMULATOR.md "Known forks")
     workloads: {},
   } satisfies SimOptions,
-  /** Sessions (of `sessions`) that must have gone through each workload (about 70 % of what seeds 1–100 reach). */
-  coverageFloors: {
-    paused: 55,
-    playerSpeedRequest: 35,
-    speedChange: 32,
-    burst: 53,
-    freeze: 8,
-    stalled: 20,
-    pauseStorm: 8,
-    lateJoin: 28,
-    reload: 15,
-    leave: 10,
-    cut: 9,
+  /**
+   * The share of each shard's sessions that must have gone through each workload: about 70 % of the lowest share the
+   * four shards of seeds 1–200 reach (a floor of at least one session where that is rare).
+   */
+  coverageShares: {
+    paused: 0.55,
+    playerSpeedRequest: 0.34,
+    speedChange: 0.3,
+    burst: 0.5,
+    freeze: 0.06,
+    stalled: 0.18,
+    pauseStorm: 0.06,
+    lateJoin: 0.18,
+    reload: 0.06,
+    leave: 0.08,
+    cut: 0.08,
     // an outsider sent actions (each must be refused everywhere, its own game included); a start without every Hello
-    outsiderActed: 7,
-    startEarly: 3,
+    outsiderActed: 0.04,
+    startEarly: 0.02,
     // a player's connection dropped mid-session and its launcher's reconnect loop resumed it (issue 12): caught up, or
     // not (a `player returned` round)
-    drop: 40,
-    resumed: 23,
-    resumedNotCaughtUp: 12,
+    drop: 0.38,
+    resumed: 0.2,
+    resumedNotCaughtUp: 0.14,
     // held strict builds made by the bots (issue 9 item 5)
-    heldBuilds: 24,
+    heldBuilds: 0.25,
     // checksum rounds compared identical; resync rounds loaded and verified (hot joins, returns, repairs; issue 11)
-    checksumIdentical: 65,
-    loaded: 35,
-    resyncVerified: 35,
+    checksumIdentical: 0.68,
+    loaded: 0.38,
+    resyncVerified: 0.38,
     // an injected divergence (issue 10): found and repaired; money corrected by Authority; differing verdicts and
     // parts differing two rounds in a row asked for a repair
-    divergence: 24,
-    'divergence:edges': 12,
-    'divergence:money': 6,
-    'divergence:verdicts': 4,
-    repaired: 24,
-    authority: 9,
-    'repair:parts': 5,
-    'repair:verdicts': 2,
+    divergence: 0.3,
+    'divergence:edges': 0.08,
+    'divergence:verdicts': 0.02,
+    repaired: 0.3,
+    authority: 0.12,
+    'repair:parts': 0.04,
+    'repair:verdicts': 0.06,
+    // a partial apply on the host's game (issue 11 item 7): repaired from a player's save
+    'divergence:partial': 0.08,
+    repairSource: 0.06,
   },
 };

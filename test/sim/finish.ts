@@ -5,6 +5,10 @@
 import { comparePause } from './pauses.ts';
 import type { SimSession } from './sessionContext.ts';
 
+/** How long the session runs on for an injected divergence not repaired yet at its end, and how many times. */
+const RUN_FOR_REPAIR_MS = 6_000;
+const RUNS_FOR_REPAIR = 6;
+
 /** Brings the session to its final pause (a progress problem if it does not get there). */
 export async function finish(s: SimSession): Promise<void> {
   const { clock, slots, lockstep, resync, checksums, happened, reloading, lockstepState } = s;
@@ -38,7 +42,8 @@ export async function finish(s: SimSession): Promise<void> {
   let lastMove = clock.now();
   let lastShape = '';
   const stuck = (): boolean => {
-    const rounds = checksums.status().rounds;
+    // every step: the counts alone (status() copies every ended round)
+    const rounds = checksums.roundCounts();
     const shape = slots.map((w) => (w.present && w.game ? `${w.game.time()}/${w.game.worldItems}` : '-')).join(' ')
       + ` ${resync.status().state} ${rounds.identical + rounds.different + rounds.dropped + rounds.time_skew}`;
     if (shape !== lastShape) {
@@ -53,16 +58,17 @@ export async function finish(s: SimSession): Promise<void> {
     return divergence !== undefined && !divergence.repaired && (slots[divergence.index]!.present || divergence.index === 0);
   };
   // Standing with a divergence not repaired: the checksum policy needs a second round, which a pause does not give
-  // (one paused round a pause). The host lets the session run 12 s more, as players would, at most 3 times.
+  // (one paused round a pause), and an Authority stamped in the pause is applied only once the games run. The host
+  // lets the session run a little more, as players would: 6 s (a round every 5 s), at most 6 times.
   let runsUntil = 0;
   let runsForRepair = 0;
   const settled = (): boolean => {
     if (!still()) return false;
     if (!unrepaired()) return true;
-    if (runsForRepair < 3 && !resync.running()) {
+    if (runsForRepair < RUNS_FOR_REPAIR && !resync.running()) {
       runsForRepair += 1;
       happened.add('runForRepair');
-      runsUntil = clock.now() + 12_000;
+      runsUntil = clock.now() + RUN_FOR_REPAIR_MS;
       lockstep.speed(1);
     }
     return false;

@@ -3,8 +3,9 @@
 // steps past a peer's promise (its barrier), every action is applied exactly once on every such game or nowhere,
 // worlds are equal at every common pause, the session makes progress; and an outsider's actions are refused
 // everywhere, its own game included. With checksum rounds and resync rounds running (issues 10 and 11): the checksum
-// rounds find no difference where none was injected, an injected divergence is found (named by its part) and
-// repaired, money never by a reload. A loaded resync save replaces a game's apply log with the saver's (worldLogs).
+// rounds find no difference where none was injected, an injected divergence is found (named by its part in the next
+// round that reads it) and repaired, money never by a reload, a partial apply on the host's game from a player's save.
+// A loaded resync save replaces a game's apply log with the saver's (worldLogs).
 // Each check counts what it looked at (`checks`); a failure names the invariant and its first differing entry.
 import type { GameRecord } from './simGame.ts';
 import type { SessionRun, SimGameSlot } from './session.ts';
@@ -26,6 +27,11 @@ export interface Verdict {
 
 const key = (r: { from: number; seq: number }): string => `${r.from}:${r.seq}`;
 const entry = (r: GameRecord): string => `t=${r.t} ${r.kind} ${key(r)} stamp=${r.stamp} ${r.ok ? 'applied' : 'refused by the engine'}`;
+
+/** The record was made while its game's world was not the session's (an outsider, back without a catch-up). */
+function stale(s: SimGameSlot, r: GameRecord): boolean {
+  return (s.staleFrom !== undefined && r.order >= s.staleFrom) || s.staleSpans.some((span) => r.order >= span.from && r.order < span.to);
+}
 
 /**
  * Each game's apply log as its world holds it: its applies in order, where a load of a resync save replaces the log
@@ -71,8 +77,6 @@ export function checkRun(run: SessionRun): Verdict {
 
   // notLate: every item applied at its stamp, on every world game (not in the old world a game back without a
   // catch-up runs on until its load)
-  const stale = (s: SimGameSlot, r: GameRecord): boolean =>
-    (s.staleFrom !== undefined && r.order >= s.staleFrom) || s.staleSpans.some((span) => r.order >= span.from && r.order < span.to);
   for (const s of world) {
     for (const r of s.game!.records) {
       if (r.what !== 'apply' || stale(s, r)) continue;
@@ -170,7 +174,7 @@ export function checkRun(run: SessionRun): Verdict {
 }
 
 /** The checksum rounds and repairs: no difference where none was injected; an injected one found and repaired. */
-function checkRepairs(run: SessionRun, checks: Record<Invariant, number>, fail: (invariant: Invariant, detail: string) => void): void {
+export function checkRepairs(run: SessionRun, checks: Record<Invariant, number>, fail: (invariant: Invariant, detail: string) => void): void {
   const { differences, repairRequests, rounds } = run.checksums;
   const d = run.divergence;
   checks.checksumsAgree += rounds.identical + rounds.different;
@@ -182,28 +186,135 @@ function checkRepairs(run: SessionRun, checks: Record<Invariant, number>, fail: 
     return;
   }
   const slot = run.slots[d.index]!;
-  // a world game alone at the end (the others left) has nothing to be compared with: nothing to find or repair
-  if (run.slots.filter((s) => s.stayed && s.holdsWorld).length < 2) return;
   const where = `the divergence injected into ${slot.plan.name} at t=${d.t} (${d.what})`;
-  if (d.kind === 'money') {
+  // a world game alone at the end (the others left) has nothing to be compared with: nothing to repair (found: only
+  // if a round compared it while it had a peer, checkDetected)
+  const alone = run.slots.filter((s) => s.stayed && s.holdsWorld).length < 2;
+  if (!alone && d.kind === 'money') {
     const request = repairRequests.find((r) => /money/.test(r.reason));
     if (request) fail('checksumsAgree', `${where}: a repair was requested for money: ${request.reason}`);
   }
-  // a player that left with its divergence took it away: nothing to find or repair
+  checkDetected(run, d, where, alone, checks, fail);
+  if (alone) return;
+  // a player that left with its divergence took it away: nothing to repair
   if (!slot.stayed && d.index !== 0) return;
-  // found: a round named its part, or a save loaded (or Authority applied) before a round could compare it, or the
-  // world's own course undid it (a road rebuilt) before two rounds were compared
-  checks.detected += 1;
-  const part = d.kind === 'edges' ? 'edges' : 'money';
-  const named = differences.some((r) => r.parts.some((p) => p.part === part)) || (d.kind === 'verdicts' && repairRequests.some((r) => /^verdicts/.test(r.reason)));
-  const replaced = run.happened.has('divergenceLoaded') || (d.kind !== 'edges' && run.happened.has('authority'));
-  const comparedMeanwhile = (d.roundsAtRepair ?? Infinity) - d.roundsAtInjection;
-  if (!named && !replaced && comparedMeanwhile >= 2) {
-    fail('detected', `${where} was not found by a checksum round (${differences.length} rounds differed, ${comparedMeanwhile === Infinity ? 'never repaired' : `${comparedMeanwhile} compared before it was gone`})`);
-  }
   // repaired: a common pause found the worlds equal again
   checks.repaired += 1;
   if (!d.repaired) {
     fail('repaired', `${where} was not repaired: rounds ${JSON.stringify(rounds)}, repair requests ${JSON.stringify(repairRequests.map((r) => r.reason))}, resyncs ${JSON.stringify(run.resyncs.rounds)}${run.resyncs.last?.failure ? ` (last failed: ${run.resyncs.last.failure})` : ''}`);
+  }
+  if (d.kind === 'partial') checkRepairSource(run, d, where, checks, fail);
+}
+
+type EndedRound = NonNullable<SessionRun['checksums']['ended']>[number];
+
+/**
+ * Whether round `r` read game `id`'s world after something that happened to it at its game time `t`, on the clock
+ * `at`: a round asked at a later stamp reads it after, at an earlier one before; a running round at `t` reads it in
+ * beforeStep(t), after whatever happened while the game stood at t (an injection, a load, an Authority; a partial
+ * apply throws inside beforeStep(t), before the round's read there); a paused round at `t` reads it once standing:
+ * after when asked after it, before when the game's report reached the host before it, else unsure.
+ */
+export function roundReads(r: EndedRound, id: number, t: number, at: number): 'after' | 'before' | 'unsure' {
+  if (r.at !== t) return r.at > t ? 'after' : 'before';
+  if (!r.paused || r.askedAt > at) return 'after';
+  const mine = r.reports.find((x) => x.game === id);
+  return mine !== undefined && mine.at < at ? 'before' : 'unsure';
+}
+
+/**
+ * The complete rounds (identical or different) that took the diverged game's report beside another's (`compared`),
+ * those of them that may have read its world after the injection, in the order they ended (`reading`: ended after it,
+ * not read before it), and the next round: the first of them sure to have read it after (undefined: none). Undefined
+ * without a divergence or the host's ended rounds.
+ */
+export function roundsAfter(run: SessionRun): { compared: EndedRound[]; reading: EndedRound[]; next: EndedRound | undefined } | undefined {
+  const d = run.divergence;
+  const ended = run.checksums.ended;
+  const id = d === undefined ? undefined : run.slots[d.index]!.id;
+  if (d === undefined || ended === undefined || id === undefined) return undefined;
+  const compared = ended.filter((r) => (r.result === 'identical' || r.result === 'different') && r.reports.length >= 2 && r.reports.some((x) => x.game === id));
+  const reading = compared.filter((r) => r.endedAt >= d.at && roundReads(r, id, d.t, d.at) !== 'before');
+  return { compared, reading, next: reading.find((r) => roundReads(r, id, d.t, d.at) === 'after') };
+}
+
+/**
+ * detected (issue 10 item 5): the NEXT round names the divergence's part. The next round is the first complete
+ * round (identical or different: a dropped or time_skew one is not, the next complete one counts) that took the
+ * diverged game's report and read its world after the injection (roundReads), in the order the rounds ended; it must
+ * name the part (`edges` for edges and partial, `money` for money and verdicts), or a round before it that compared the
+ * game after the injection named it (a spread round whose chunks read the changed road; a paused round read in the
+ * injection's own pause, unsure), or, for partial and verdicts, the differing verdicts asked a repair before it ended.
+ * Excused: the world was replaced (a resync save loaded into the diverged game) or corrected (Authority applied on any
+ * game, for money and verdicts) before that round read it (roundReads; unsure counts as before the round); the
+ * world's own course undid it (a common pause found the whole worlds equal at or before the round's stamp, with no load
+ * or Authority until then: seed 59, a command changed the road again); no such round because the diverged game left,
+ * or a world game was alone at the end, or such a load or correction came first.
+ */
+function checkDetected(
+  run: SessionRun, d: NonNullable<SessionRun['divergence']>, where: string, alone: boolean,
+  checks: Record<Invariant, number>, fail: (invariant: Invariant, detail: string) => void,
+): void {
+  const { differences, repairRequests } = run.checksums;
+  const ended = run.checksums.ended;
+  const slot = run.slots[d.index]!;
+  const id = slot.id;
+  checks.detected += 1;
+  if (ended === undefined || id === undefined) {
+    fail('detected', `${where}: the host's checksum status keeps no ended rounds (ChecksumStatus.ended) to check it by`);
+    return;
+  }
+  // the host keeps the latest rounds only: every round that ended after the injection must be there
+  const total = Object.values(run.checksums.rounds).reduce((a, b) => a + b, 0);
+  if (ended.length < total && (ended[0]?.endedAt ?? Infinity) >= d.at) {
+    fail('detected', `${where}: the host kept only the last ${ended.length} of ${total} rounds, none from before it`);
+    return;
+  }
+  const part = d.kind === 'edges' || d.kind === 'partial' ? 'edges' : 'money';
+  const named = (r: EndedRound): boolean => differences.some((x) => x.n === r.n && x.parts.some((p) => p.part === part));
+  const byVerdicts = (until: number): boolean =>
+    (d.kind === 'verdicts' || d.kind === 'partial') && repairRequests.some((r) => /^verdicts/.test(r.reason) && r.at >= d.at && r.at <= until);
+  const { compared, reading, next } = roundsAfter(run)!;
+  const nextIndex = next === undefined ? -1 : reading.indexOf(next);
+  const excuses = d.since.filter((e) => (e.what === 'load' && e.index === d.index) || (e.what === 'authority' && part === 'money'));
+  const idOf = (index: number): number => run.slots[index]!.id ?? -1;
+  if (next === undefined) {
+    // no round read its world after it: it left, it was alone, or a load or correction came before any round could
+    if (alone || (!slot.stayed && d.index !== 0) || excuses.length > 0) return;
+    fail('detected', `${where}: no complete checksum round compared its world after it (${compared.length} compared it in all)`);
+    return;
+  }
+  if (reading.slice(0, nextIndex + 1).some(named) || byVerdicts(next.endedAt)) return;
+  const excuse = excuses.find((e) => roundReads(next, idOf(e.index), e.t, e.at) !== 'before');
+  if (excuse !== undefined) return;
+  // the world's own course undid it (a command of the session changed the road again): a common pause found the worlds
+  // equal (whole-world hashes) at or before the round's stamp, with no load or Authority anywhere until then
+  const equal = run.pauses.slice(d.pausesAtInjection).find((p) => p.hashes.some((h) => h.index === d.index));
+  if (equal !== undefined && equal.hashes.every((h) => h.hash === equal.hashes[0]!.hash) && equal.t <= next.at && !d.since.some((e) => e.t <= equal.t)) return;
+  const later = reading.slice(nextIndex + 1).find(named);
+  fail('detected', `${where}: the next checksum round ${next.n} (at ${next.at}${next.paused ? ', paused' : ''}, ${next.result}) did not name ${part}`
+    + (later ? `; round ${later.n} named it later` : '; no later round named it'));
+}
+
+/**
+ * A partial apply on the host's game repaired from a player's save (spec "Repair source"): the first save the host's
+ * game loaded after it was written by a player's game whose world was the session's then; the host's own only when
+ * made before the partial apply (a round under way) or when the round said why it could not ask a player (its WARNING).
+ */
+function checkRepairSource(
+  run: SessionRun, d: NonNullable<SessionRun['divergence']>, where: string, checks: Record<Invariant, number>,
+  fail: (invariant: Invariant, detail: string) => void,
+): void {
+  const load = run.slots[d.index]!.game?.records.find((r) => r.what === 'load' && r.order >= d.order);
+  if (!d.repaired || load === undefined) return;
+  checks.repaired += 1;
+  const saver = run.slots.find((s) => s.game?.records.some((r) => r.what === 'save' && r.name === load.name && r.order < load.order));
+  const save = saver?.game!.records.find((r) => r.what === 'save' && r.name === load.name)!;
+  if (saver === undefined) fail('repaired', `${where}: ${run.slots[d.index]!.plan.name} loaded ${load.name}, which no game saved`);
+  else if (saver.index === d.index && save.order > d.order && d.hostCopiedBecause === undefined) {
+    fail('repaired', `${where} was repaired from ${saver.plan.name}'s own save ${load.name}, made after it, not a player's`);
+  }
+  else if (saver.index !== d.index && (!saver.holdsWorld || stale(saver, save))) {
+    fail('repaired', `${where} was repaired from ${saver.plan.name}'s save ${load.name}, made while its world was not the session's`);
   }
 }

@@ -4,9 +4,12 @@
 //   --without reload,lateJoin,leave,freeze,playerPause,drops,heldBuilds,divergence   plans without those workloads;
 //   --with NAME   with one that is off by default; --scale F: session lengths × F
 //   --ci: the sizes of the run in npm test (test/sim/ciOptions.ts); --mod-dir DIR: run another version of the mod
+//   --jobs N: K seeds in N processes (default: one per core; test/sim/parallel.ts)
 // Exit code 1 when a session failed (with --fault fork that is the expected outcome).
+import { availableParallelism } from 'node:os';
 import { CI_SIM } from './ciOptions.ts';
-import { addToSummary, emptySummary, failureText, runSeed, type SimOptions } from './runSeed.ts';
+import { runInChildren } from './parallel.ts';
+import { addToSummary, emptySummary, failureText, runSeed, type SimOptions, type Summary } from './runSeed.ts';
 
 interface Args {
   seed?: number;
@@ -20,10 +23,14 @@ interface Args {
   scale?: number;
   ci: boolean;
   modDir?: string;
+  jobs?: number;
+  /** This process runs every `stride`-th seed of the K from `from + offset` (a child of a --jobs run). */
+  offset: number;
+  stride: number;
 }
 
 function parse(argv: readonly string[]): Args {
-  const args: Args = { from: 1, json: false, verbose: false, without: [], with: [], ci: false };
+  const args: Args = { from: 1, json: false, verbose: false, without: [], with: [], ci: false, offset: 0, stride: 1 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): number => {
@@ -34,6 +41,9 @@ function parse(argv: readonly string[]): Args {
     if (a === '--seed') args.seed = value();
     else if (a === '--sessions') args.sessions = value();
     else if (a === '--from') args.from = value();
+    else if (a === '--jobs') args.jobs = Math.max(1, value());
+    else if (a === '--offset') args.offset = value();
+    else if (a === '--stride') args.stride = Math.max(1, value());
     else if (a === '--json') args.json = true;
     else if (a === '--ci') args.ci = true;
     else if (a === '--mod-dir') args.modDir = String(argv[++i]);
@@ -47,6 +57,16 @@ function parse(argv: readonly string[]): Args {
     } else throw new Error(`unknown argument ${a}`);
   }
   return args;
+}
+
+/** The command line without its --jobs N (the children run one job each). */
+function withoutJobs(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--jobs') i += 1;
+    else out.push(argv[i]!);
+  }
+  return out;
 }
 
 async function main(): Promise<number> {
@@ -75,17 +95,23 @@ async function main(): Promise<number> {
     }
     return r.failures.length === 0 ? 0 : 1;
   }
-  const summary = emptySummary();
   const started = performance.now();
-  for (let k = 0; k < args.sessions; k++) {
-    const r = await runSeed(args.from + k, options);
-    addToSummary(summary, r);
-    if (!args.json && r.failures.length > 0) console.error(failureText(r));
+  const jobs = Math.min(args.jobs ?? availableParallelism(), args.sessions);
+  let summary: Summary;
+  if (jobs > 1 && args.stride === 1) {
+    summary = await runInChildren(withoutJobs(process.argv.slice(2)), jobs);
+  } else {
+    summary = emptySummary();
+    for (let k = args.offset; k < args.sessions; k += args.stride) {
+      const r = await runSeed(args.from + k, options);
+      addToSummary(summary, r);
+      if ((!args.json || args.stride > 1) && r.failures.length > 0) console.error(failureText(r));
+    }
   }
   const seconds = (performance.now() - started) / 1000;
   if (args.json) console.log(JSON.stringify(summary));
   else {
-    console.log(`${summary.sessions} sessions in ${seconds.toFixed(1)} s (${(summary.sessions / seconds).toFixed(2)} sessions/s, ${summary.simSeconds} s simulated), ${summary.failures} failed`);
+    console.log(`${summary.sessions} sessions in ${seconds.toFixed(1)} s, ${jobs} process(es) (${(summary.sessions / seconds).toFixed(2)} sessions/s, ${summary.simSeconds} s simulated), ${summary.failures} failed`);
     console.log(`checks ${JSON.stringify(summary.checks)}`);
     console.log(`coverage ${JSON.stringify(summary.coverage)}`);
     if (summary.failingSeeds.length > 0) console.log(`failing seeds ${summary.failingSeeds.join(' ')}`);

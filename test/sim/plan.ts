@@ -7,7 +7,7 @@ import { SimRandom } from './random.ts';
 export type SimSpeed = 0 | 1 | 2 | 4;
 
 /** What an injected divergence changes (Plan.divergence). */
-export type DivergenceKind = 'edges' | 'money' | 'verdicts';
+export type DivergenceKind = 'edges' | 'money' | 'verdicts' | 'partial';
 
 export interface PlanGame {
   readonly name: string;
@@ -61,7 +61,9 @@ export interface Plan {
    * One divergence injected into one game's world (by its index in `games`) at `at`: `edges` (the first road changes
    * hands; the policy repairs it by a resync round), `money` (a little more money: corrected by the host's Authority,
    * never a reload) or `verdicts` (no money at all: that game refuses the builds the others apply, and the differing
-   * verdicts ask for a repair at once).
+   * verdicts ask for a repair at once), or `partial` (the host's game, index 0: the next command it applies from `at` on
+   * changes part of its world and throws inside engine.apply, so its mod reports it refused and partial; the repair must
+   * copy a player's save, not the host's).
    */
   readonly divergence?: { readonly game: number; readonly at: number; readonly kind: DivergenceKind };
 }
@@ -86,6 +88,8 @@ export interface Workloads {
   readonly divergence: boolean;
   /** Half the money divergences take all the money (the verdicts differ): off, the seeds found before it stay as they were. */
   readonly verdictDivergence: boolean;
+  /** Some seeds without another divergence get a partial apply on the host's game (its save must not be the repair's). */
+  readonly partialDivergence: boolean;
 }
 
 export const ALL_WORKLOADS: Workloads = {
@@ -95,6 +99,7 @@ export const ALL_WORKLOADS: Workloads = {
   heldBuilds: true,
   divergence: true,
   verdictDivergence: true,
+  partialDivergence: true,
 };
 
 export interface PlanOptions {
@@ -105,6 +110,12 @@ export interface PlanOptions {
   readonly playerCounts?: readonly number[];
   /** The chance that a game freezes (default 0.3). */
   readonly freezeChance?: number;
+  /**
+   * Scales the freezes (default 1: 5–40 s, half of them over the 20 s after which the host marks a game stalled).
+   * The CI run scales them down: a frozen stretch costs as much as any other; the stall of a long freeze has its own
+   * full-length seed test (forks.test.ts).
+   */
+  readonly freezeScale?: number;
 }
 
 /** Most sessions small: every game reads every other game's clock (the cost grows with the square). */
@@ -136,7 +147,9 @@ export function drawPlan(seed: number, options: PlanOptions = {}): Plan {
   let freeze: { at: number; forMs: number } | undefined;
   if (w.freeze && r.chance(options.freezeChance ?? 0.3)) {
     freezeGame = r.int(0, players);
-    freeze = { at: r.int(500, 3000), forMs: r.chance(0.5) ? r.int(22_000, 40_000) : r.int(5_000, 21_000) };
+    const at = r.int(500, 3000);
+    const forMs = r.chance(0.5) ? r.int(22_000, 40_000) : r.int(5_000, 21_000);
+    freeze = { at, forMs: Math.max(1_000, Math.round(forMs * (options.freezeScale ?? 1))) };
     runMs = Math.max(runMs, freeze.at + freeze.forMs + r.int(2_000, 5_000));
   }
   const reloadGame = w.reload && r.chance(0.25) ? r.int(0, players) : -1;
@@ -214,12 +227,24 @@ export function drawPlan(seed: number, options: PlanOptions = {}): Plan {
     : undefined;
   // half the money divergences take all the money (drawn after the others: the draws above stay what they were)
   if (w.verdictDivergence && divergence?.kind === 'money' && dv.chance(0.5)) Object.assign(divergence, { kind: 'verdicts' });
-  const diverges = w.divergence && divergence !== undefined ? { divergence } : {};
+  const diverges: { divergence?: Plan['divergence'] } = w.divergence && divergence !== undefined ? { divergence } : {};
   if (diverges.divergence) runMs = Math.max(runMs, divergence!.at + Math.round(12_000 * scale));
+  // a partial apply on the host's game, from a stream of its own drawn after every other (the draws above stay what
+  // they were for every seed), in a seed with no other divergence where some game issues commands for it to apply;
+  // the stream's constant draws it for none of the seeds the tests keep (forks, repairs, sim: they stay what they were).
+  // With an early start too: its players are outsiders, never the repair source (seed 53, repairSource.test.ts)
+  const startEarly = w.startEarly && r.chance(0.1);
+  const pa = new SimRandom(seed ^ 0xb35e);
+  const partialAt = pa.int(500, Math.max(600, runMs - 1_000));
+  const issuesCommands = games.some((g) => g.botRate > 0 || g.bursts.length > 0);
+  if (pa.chance(0.3) && w.divergence && w.partialDivergence && !diverges.divergence && issuesCommands) {
+    diverges.divergence = { game: 0, at: partialAt, kind: 'partial' };
+    runMs = Math.max(runMs, partialAt + Math.round(12_000 * scale));
+  }
   // a pause in the middle of a long freeze would hold the stall rule off: long freezes run unpaused
   if (freeze && freeze.forMs > 20_000) {
     const during = (e: PlanEvent) => e.at >= freeze!.at - 3_000 && e.at <= freeze!.at + freeze!.forMs;
-    return { seed, startEarly: w.startEarly && r.chance(0.1), pauseStorm, runMs, games, events: events.filter((e) => !during(e)), ...diverges };
+    return { seed, startEarly, pauseStorm, runMs, games, events: events.filter((e) => !during(e)), ...diverges };
   }
-  return { seed, startEarly: w.startEarly && r.chance(0.1), pauseStorm, runMs, games, events, ...diverges };
+  return { seed, startEarly, pauseStorm, runMs, games, events, ...diverges };
 }

@@ -72,6 +72,21 @@ export function addToSummary(summary: Summary, r: SeedResult): void {
   for (const h of r.happened) summary.coverage[h] = (summary.coverage[h] ?? 0) + 1;
 }
 
+/** The summaries of several runs as one (the children of a `--jobs` run). */
+export function mergeSummaries(parts: readonly Summary[]): Summary {
+  const total = emptySummary();
+  for (const part of parts) {
+    total.sessions += part.sessions;
+    total.failures += part.failures;
+    total.failingSeeds.push(...part.failingSeeds);
+    total.simSeconds = Math.round((total.simSeconds + part.simSeconds) * 10) / 10;
+    for (const name of INVARIANTS) total.checks[name] += part.checks[name] ?? 0;
+    for (const [what, count] of Object.entries(part.coverage)) total.coverage[what] = (total.coverage[what] ?? 0) + count;
+  }
+  total.failingSeeds.sort((a, b) => a - b);
+  return total;
+}
+
 /** A failure as printed: the seed, the invariant and its first differing entry. */
 export function failureText(r: SeedResult): string {
   return r.failures.map((f) => `seed ${r.seed}: ${f.invariant}: ${f.detail}`).join('\n');

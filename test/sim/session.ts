@@ -106,6 +106,8 @@ export interface SessionOptions {
   readonly logAll?: boolean;
   /** The mod's folder (default the checkout's mod/). */
   readonly modDir?: string;
+  /** The checksum policy's cooldown (default the spec's 120 s). */
+  readonly repairCooldownSeconds?: number;
 }
 
 /** Runs the plan's session to its end. */
@@ -152,7 +154,10 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
     onFailure: (err) => problems.push({ invariant: 'progress', detail: `the lockstep failed: ${String(err)}` }),
   });
   const failed = (what: string) => (err: unknown) => problems.push({ invariant: 'progress', detail: `${what} failed: ${String(err)}` });
-  const checksums = attachChecksums(host, lockstep, { clock, log }, { onFailure: failed('the checksum rounds') });
+  const checksums = attachChecksums(host, lockstep, { clock, log }, {
+    onFailure: failed('the checksum rounds'),
+    ...(options.repairCooldownSeconds === undefined ? {} : { repairCooldownSeconds: options.repairCooldownSeconds }),
+  });
   const resync = attachResync(
     host,
     lockstep,

@@ -30,11 +30,23 @@ export interface InjectedDivergence {
   /** Checksum rounds compared (identical or different) when it was injected, and when it was found repaired. */
   roundsAtInjection: number;
   roundsAtRepair?: number;
+  /** The `order` the games' next record had when it was injected (a load from then on may have repaired it). */
+  order: number;
+  /** `partial`: why a round copied the host's world although it was marked (the host's WARNING), if one did. */
+  hostCopiedBecause?: string;
+  /**
+   * What replaced or corrected a world from the injection on (the `detected` check's excuses): a resync save loaded
+   * (`load`) or the host's Authority values taken (`authority`) by the game of slot `index`, at its game time `t`, on
+   * the clock `at` (the host's clock: a round asked after it reads the world after it), with the record's `order`.
+   */
+  readonly since: { index: number; what: 'load' | 'authority'; t: number; at: number; order: number }[];
+  /** Common pauses compared before it (SessionRun.pauses): the first one after it found the worlds equal again. */
+  readonly pausesAtInjection: number;
 }
 
 /** Checksum rounds the host compared so far (identical or different). */
 export function roundsCompared(s: Pick<SimSession, 'checksums'>): number {
-  const rounds = s.checksums.status().rounds;
+  const rounds = s.checksums.roundCounts();
   return rounds.identical + rounds.different;
 }
 

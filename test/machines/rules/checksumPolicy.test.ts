@@ -98,6 +98,13 @@ describe('checksum policy rules', () => {
     expect(due(fired.state, 1_000 + COOLDOWN_MS + 1).request).toBeUndefined();
   });
 
+  it('a shorter cooldown (the simulator\'s quarter-length sessions) holds a decision exactly that long', () => {
+    const s = verdictsDiffer(repairEnded(repairStarted(createPolicy(30_000), true).state, 1_000), '1:1', 10_000).state;
+    expect(due(s, 1_000 + 30_000 - 1).request).toBeUndefined();
+    expect(due(s, 1_000 + 30_000).request).toBe('verdicts of 1:1 differ (waited for the cooldown)');
+    expect(createPolicy().cooldownMs).toBe(COOLDOWN_MS);
+  });
+
   it('a clean full round with every part measured cancels the remembered decision; a light or incomplete one does not', () => {
     const s = verdictsDiffer(repairEnded(createPolicy(), 0), '1:1', 10_000).state;
     expect(judgeRound(s, round(['money'], false), 15_000).cancelled).toBeUndefined();

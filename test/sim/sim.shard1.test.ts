@@ -1,0 +1,4 @@
+// Seeds of shard 1 of the simulator's run in npm test (test/sim/ciShard.ts says what each shard checks).
+import { simShardTest } from './ciShard.ts';
+
+simShardTest(1);

@@ -1,0 +1,4 @@
+// Seeds of shard 2 of the simulator's run in npm test (test/sim/ciShard.ts says what each shard checks).
+import { simShardTest } from './ciShard.ts';
+
+simShardTest(2);
