@@ -167,4 +167,13 @@ describe('detected on a real seed', () => {
       expect.stringContaining(`the next checksum round ${next!.n} (at ${next!.at}${next!.paused ? ', paused' : ''}, identical) did not name edges; round ${later.n} named it later`),
     ]);
   });
+
+  // Was (the full-length run): the diverged player was away, and a command of the session changed the road again before
+  // any round compared its world; with no next round the own-course excuse was not considered (`detected` failed)
+  it('seed 165 at full length: undone by the world\'s own course before any round read it, excused', async () => {
+    const r = await runSeed(165);
+    expect(r.happened).toEqual(expect.arrayContaining(['divergence:edges', 'drop', 'repaired']));
+    expect(r.happened).not.toContain('loaded');
+    expect(r.failures).toEqual([]);
+  }, 120_000);
 });

@@ -279,21 +279,30 @@ function checkDetected(
   const excuses = d.since.filter((e) => (e.what === 'load' && e.index === d.index) || (e.what === 'authority' && part === 'money'));
   const idOf = (index: number): number => run.slots[index]!.id ?? -1;
   if (next === undefined) {
-    // no round read its world after it: it left, it was alone, or a load or correction came before any round could
-    if (alone || (!slot.stayed && d.index !== 0) || excuses.length > 0) return;
+    // no round read its world after it: it left, it was alone, a load or correction came before any round could, or
+    // the world's own course undid it first (seed 165 at full length: the diverged player was away, then a command of
+    // the session changed the road again before a round compared its world)
+    if (alone || (!slot.stayed && d.index !== 0) || excuses.length > 0 || undoneByOwnCourse(run, d, Infinity)) return;
     fail('detected', `${where}: no complete checksum round compared its world after it (${compared.length} compared it in all)`);
     return;
   }
   if (reading.slice(0, nextIndex + 1).some(named) || byVerdicts(next.endedAt)) return;
   const excuse = excuses.find((e) => roundReads(next, idOf(e.index), e.t, e.at) !== 'before');
   if (excuse !== undefined) return;
-  // the world's own course undid it (a command of the session changed the road again): a common pause found the worlds
-  // equal (whole-world hashes) at or before the round's stamp, with no load or Authority anywhere until then
-  const equal = run.pauses.slice(d.pausesAtInjection).find((p) => p.hashes.some((h) => h.index === d.index));
-  if (equal !== undefined && equal.hashes.every((h) => h.hash === equal.hashes[0]!.hash) && equal.t <= next.at && !d.since.some((e) => e.t <= equal.t)) return;
+  if (undoneByOwnCourse(run, d, next.at)) return;
   const later = reading.slice(nextIndex + 1).find(named);
   fail('detected', `${where}: the next checksum round ${next.n} (at ${next.at}${next.paused ? ', paused' : ''}, ${next.result}) did not name ${part}`
     + (later ? `; round ${later.n} named it later` : '; no later round named it'));
+}
+
+/**
+ * The world's own course undid the divergence (a command of the session changed the road again): the first common pause
+ * after it that holds the diverged game found the worlds equal (whole-world hashes) at or before `until` (a game time),
+ * with no load or Authority anywhere until then.
+ */
+function undoneByOwnCourse(run: SessionRun, d: NonNullable<SessionRun['divergence']>, until: number): boolean {
+  const equal = run.pauses.slice(d.pausesAtInjection).find((p) => p.hashes.some((h) => h.index === d.index));
+  return equal !== undefined && equal.hashes.every((h) => h.hash === equal.hashes[0]!.hash) && equal.t <= until && !d.since.some((e) => e.t <= equal.t);
 }
 
 /**
