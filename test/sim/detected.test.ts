@@ -47,7 +47,7 @@ function doctored(ended: EndedRound[], differ: number[], d: Partial<InjectedDive
     },
     divergence: {
       index: 1, kind: 'edges', at: AT, t: T, repaired: true, what: 'edge 4 now belongs to the player (was town)',
-      roundsAtInjection: 2, order: 0, since: [], pausesAtInjection: 0, ...d,
+      order: 0, since: [], pausesAtInjection: 0, ...d,
     },
   } as unknown as SessionRun;
 }

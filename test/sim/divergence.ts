@@ -7,7 +7,7 @@ import { failNextApplyPartly, injectDivergence } from '../../adapters/simgame/de
 import { HOST_GAME } from '../../machines/rules/resyncRound.ts';
 import type { DivergenceKind, Plan } from './plan.ts';
 import type { SimGameSlot } from './session.ts';
-import { roundsCompared, type InjectedDivergence, type SimSession } from './sessionContext.ts';
+import type { InjectedDivergence, SimSession } from './sessionContext.ts';
 import { nextRecordOrder } from './simGame.ts';
 
 /** Injects the plan's divergence into its game (nothing if that game is not a present world game then). */
@@ -25,7 +25,7 @@ export function diverge(s: SimSession, d: NonNullable<Plan['divergence']>): void
 /** The divergence stands from now in the slot's world (its log is compared up to here until it loads a save). */
 function injected(s: SimSession, slot: SimGameSlot, kind: DivergenceKind, what: string): void {
   const t = slot.game!.game.world.time;
-  s.divergence = { index: slot.index, kind, at: s.clock.now(), t, repaired: false, what, roundsAtInjection: roundsCompared(s), order: nextRecordOrder(), since: [], pausesAtInjection: s.pauses.length };
+  s.divergence = { index: slot.index, kind, at: s.clock.now(), t, repaired: false, what, order: nextRecordOrder(), since: [], pausesAtInjection: s.pauses.length };
   watchSince(s, s.divergence);
   slot.staleT = Math.min(slot.staleT ?? Infinity, t);
   s.note(`${slot.plan.name} DIVERGENCE at t=${t}: ${what}`);

@@ -2,7 +2,7 @@
 // counters), and the worlds compared whenever every present world game stands still at the same t in a pause (one
 // entry of `pauses` each, the worldsEqual check's). An injected divergence counts as repaired once such a pause
 // finds the worlds equal again.
-import { roundsCompared, type SimSession } from './sessionContext.ts';
+import type { SimSession } from './sessionContext.ts';
 
 /** Worlds compared whenever every present world game stands still at the same t in a pause. */
 export function comparePause(s: SimSession): void {
@@ -21,7 +21,6 @@ export function comparePause(s: SimSession): void {
   if (divergence && !divergence.repaired) {
     if (hashes.some((h) => h.hash !== hashes[0]!.hash)) return;
     divergence.repaired = true;
-    divergence.roundsAtRepair = roundsCompared(s);
     s.happened.add('repaired');
   }
   s.pauses.push({ t, applied, hashes });

@@ -27,9 +27,6 @@ export interface InjectedDivergence {
   t: number;
   repaired: boolean;
   what: string;
-  /** Checksum rounds compared (identical or different) when it was injected, and when it was found repaired. */
-  roundsAtInjection: number;
-  roundsAtRepair?: number;
   /** The `order` the games' next record had when it was injected (a load from then on may have repaired it). */
   order: number;
   /** `partial`: why a round copied the host's world although it was marked (the host's WARNING), if one did. */
@@ -44,11 +41,6 @@ export interface InjectedDivergence {
   readonly pausesAtInjection: number;
 }
 
-/** Checksum rounds the host compared so far (identical or different). */
-export function roundsCompared(s: Pick<SimSession, 'checksums'>): number {
-  const rounds = s.checksums.roundCounts();
-  return rounds.identical + rounds.different;
-}
 
 export interface SimSession {
   readonly plan: Plan;
