@@ -1,7 +1,9 @@
 // Focused reproductions of each failure class the whole-host fuzz (hostFuzz.test.ts) found: a real
 // `feverlink3 host` process, honest and hostile peers over real sockets.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
 import { utf8 } from '../../protocol/bytes.ts';
+import { Sealer } from '../../protocol/seal.ts';
 import { Kind } from '../../protocol/messages/index.ts';
 import { type FuzzHost } from '../support/hostFuzzHost.ts';
 import { FuzzPeer, until, sleep } from '../support/hostFuzzPeer.ts';
@@ -74,6 +76,23 @@ describe('focused reproductions', () => {
     // The Ping after it carries every player's clock offset.
     await until(() => yes((alice.counts.get('Ping') ?? 0) >= 3), 7000);
     expect(alice.counts.get('Ping') ?? 0).toBeGreaterThanOrEqual(2);
+    expect(failuresOf(alice, mallory)).toEqual([]);
+  });
+
+  it('a player that jumps its own counter past 2^53 (2^62) still gets Pings that decode', { timeout: 30_000 }, async () => {
+    const h = await host();
+    const alice = await peer(h, 'alice', true);
+    expect(await alice.join()).toBe('welcome');
+    const mallory = await peer(h, 'mallory', true);
+    expect(await mallory.join()).toBe('welcome');
+    mallory.sealer = new Sealer(nodeCrypto.aesGcm(mallory.key), mallory.you!, { firstCounter: 2n ** 62n });
+    mallory.send('Chat', { text: 'far' });
+    await until(() => yes(sawChat(alice, 'far')), 3000);
+    // The host pings every 2 s; the Ping after the jump would carry ack = 2^62 as a rounded JSON number.
+    const pingsBefore = mallory.counts.get('Ping') ?? 0;
+    await until(() => yes((mallory.counts.get('Ping') ?? 0) > pingsBefore), 5000);
+    expect(mallory.counts.get('Ping') ?? 0).toBeGreaterThan(pingsBefore);
+    expect(h.alive()).toBe(true);
     expect(failuresOf(alice, mallory)).toEqual([]);
   });
 
