@@ -2,11 +2,13 @@
 // `engine` table bound to the game and io/os backed by the real files and clock, or by the ones given
 // (an in-memory session folder and a simulated clock: the simulator).
 // Spec: docs/ENGINE.md (the engine interface, authoritative), engine-contract, architecture.txt §2.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { LuaFactory, LuaMultiReturn, LuaReturn, type LuaEngine } from 'wasmoon';
 import { luaWasmPath } from '../runtime.ts';
+import { installChunks } from './luaChunks.ts';
 import { createLuaFs, type LuaFileBackend } from './luaFs.ts';
 import { LUA_IO_PRELUDE, LUA_PRELOAD } from './luaPrelude.ts';
+import { installDirectCalls } from './wasmoonDirectCalls.ts';
 import type { ApplyResult } from './world/commands.ts';
 
 /** What the `engine` table does: the game behind it (game.ts implements it). */
@@ -109,6 +111,7 @@ export class LuaHost implements ModHooks {
 
   /** Creates the Lua state, installs io/os and `engine`, loads the mod and calls its init(). */
   static async create(options: LuaHostOptions): Promise<LuaHost> {
+    installDirectCalls();
     factory ??= new LuaFactory(luaWasmPath());
     const lua = await factory.createEngine({ enableProxy: false, injectObjects: false });
     const fs = createLuaFs({
@@ -120,14 +123,12 @@ export class LuaHost implements ModHooks {
     try {
       lua.global.set('__fl3fs', fs.api);
       lua.doStringSync(LUA_IO_PRELUDE);
-      if (options.modSources) {
-        const names = Object.keys(options.modSources).sort();
-        lua.global.set('__fl3preload', { dir: '', names, sources: { ...options.modSources } });
-      } else {
-        if (options.modDir === undefined) throw new Error('LuaHost: neither modDir nor modSources given');
-        const names = readdirSync(options.modDir).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4)).sort();
-        lua.global.set('__fl3preload', { dir: options.modDir, names });
-      }
+      // every file compiled once per process (luaChunks.ts); a file without a chunk is compiled from its source
+      const { dir, sources } = modFiles(options);
+      const names = Object.keys(sources).sort();
+      const chunked = installChunks(lua, sources, '__fl3chunks');
+      const rest = options.modSources ? Object.fromEntries(names.filter((n) => !chunked.has(n)).map((n) => [n, sources[n]])) : undefined;
+      lua.global.set('__fl3preload', { dir, names, ...(rest ? { sources: rest } : {}) });
       lua.doStringSync(LUA_PRELOAD);
       lua.global.set('engine', engineTable(options.engine));
       lua.global.set('__fl3entry', options.entry ?? 'feverlink3');
@@ -207,6 +208,15 @@ export class LuaHost implements ModHooks {
     this.closeFiles();
     this.lua.global.close();
   }
+}
+
+/** The mod's files by name (without `.lua`): the sources given, or those read from the folder. */
+function modFiles(options: LuaHostOptions): { dir: string; sources: Readonly<Record<string, string>> } {
+  if (options.modSources) return { dir: '', sources: options.modSources };
+  if (options.modDir === undefined) throw new Error('LuaHost: neither modDir nor modSources given');
+  const dir = options.modDir;
+  const names = readdirSync(dir).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4));
+  return { dir, sources: Object.fromEntries(names.map((n) => [n, readFileSync(`${dir}/${n}.lua`, 'utf8')])) };
 }
 
 /** Authority values as Lua hands them over: finite numbers by name, the rest dropped. */

@@ -184,16 +184,21 @@ end
  */
 export const LUA_PRELOAD = String.raw`
 local spec = __fl3preload
-__fl3preload = nil
+local chunks = __fl3chunks or {}
+__fl3preload, __fl3chunks = nil, nil
 for _, name in ipairs(spec.names) do
   package.preload[name] = function(...)
-    local src = spec.sources and spec.sources[name]
-    if src == nil then
-      local f = assert(io.open(spec.dir .. '/' .. name .. '.lua', 'rb'))
-      src = f:read('a')
-      f:close()
+    local chunk = chunks[name]
+    if chunk == nil then
+      local src = spec.sources and spec.sources[name]
+      if src == nil then
+        local f = assert(io.open(spec.dir .. '/' .. name .. '.lua', 'rb'))
+        src = f:read('a')
+        f:close()
+      end
+      chunk = assert(load(src, '@mod/' .. name .. '.lua'))
     end
-    return assert(load(src, '@mod/' .. name .. '.lua'))(...)
+    return chunk(...)
   end
 end
 `;
