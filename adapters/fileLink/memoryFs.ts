@@ -66,13 +66,22 @@ export class MemoryFs implements AppendFs, AtomicFs {
 
   // ---- paths ----
 
+  // The same few paths are asked for every frame (to_game.log, the mod's state file): their keys are remembered.
+  #keys = new Map<string, string>();
+
   #key(path: string): string {
-    const p = normalize(path);
-    return p.length > 1 && /[\\/]$/.test(p) ? p.slice(0, -1) : p;
+    let key = this.#keys.get(path);
+    if (key === undefined) {
+      const p = normalize(path);
+      key = p.length > 1 && /[\\/]$/.test(p) ? p.slice(0, -1) : p;
+      if (this.#keys.size >= 4096) this.#keys.clear();
+      this.#keys.set(path, key);
+    }
+    return key;
   }
 
   #isRoot(key: string): boolean {
-    return dirname(key) === key;
+    return key.length <= 3 && dirname(key) === key; // '/', '.', or a drive's root
   }
 
   #entry(key: string): Entry | undefined {

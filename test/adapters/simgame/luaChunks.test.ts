@@ -72,11 +72,11 @@ describe('the mod compiled once per process', () => {
       .rejects.toThrow(/mod\/feverlink3_helper\.lua:2:/);
   });
 
-  it("wasmoon's number-only C API functions are bound to the exports; those taking strings keep the wrapper", async () => {
+  it("wasmoon's number-only C API functions and those taking a name are bound to the exports; the rest keep the wrapper", async () => {
     const host = await LuaHost.create({ modSources: MOD, env: {}, engine: game() });
     host.close();
-    for (const name of ['lua_gettop', 'lua_settop', 'lua_type', 'lua_pcallk', 'lua_rawgeti']) expect(directBindings).toContain(name);
-    for (const name of ['lua_getglobal', 'lua_setfield', 'lua_pushstring', 'lua_tolstring', 'luaL_loadbufferx']) {
+    for (const name of ['lua_gettop', 'lua_settop', 'lua_type', 'lua_pcallk', 'lua_rawgeti', 'lua_getglobal', 'luaL_checkudata']) expect(directBindings).toContain(name);
+    for (const name of ['lua_pushstring', 'lua_tolstring', 'luaL_loadbufferx', 'lua_pushlstring', 'luaL_loadstring']) {
       expect(directBindings).not.toContain(name);
     }
   });
