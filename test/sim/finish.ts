@@ -64,6 +64,9 @@ export async function finish(s: SimSession): Promise<void> {
   let runsForRepair = 0;
   const settled = (): boolean => {
     if (!still()) return false;
+    // standing still at one pause: compared now (the 250 ms watch may not have come yet), so a divergence a round just
+    // repaired does not make the session run on for nothing
+    if (unrepaired()) comparePause(s);
     if (!unrepaired()) return true;
     if (runsForRepair < RUNS_FOR_REPAIR && !resync.running()) {
       runsForRepair += 1;
