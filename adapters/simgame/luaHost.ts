@@ -89,6 +89,16 @@ function __fl3dispatch(name, ...)
   if f == nil then return nil end
   return f(...)
 end
+-- one field of the mod's status (a number, string or boolean), without its whole table crossing into JS
+function __fl3statusField(name)
+  local f = m.status
+  if f == nil then return nil end
+  local st = f()
+  if type(st) ~= 'table' then return nil end
+  local v = st[name] -- (not \`and … or nil\`: that turns a false into nil)
+  if type(v) == 'table' or type(v) == 'function' then return nil end
+  return v
+end
 `;
 
 /**
@@ -191,6 +201,29 @@ export class LuaHost implements ModHooks {
   status(): Record<string, unknown> | null {
     const r = this.call('status');
     return r.ok && typeof r.value === 'object' && r.value !== null ? (r.value as Record<string, unknown>) : null;
+  }
+
+  /**
+   * One plain field of the mod's status (undefined when the mod has no status, or the field is a table): what a
+   * caller that polls one flag asks, without the whole table crossing into JS (that costs about 200 µs).
+   */
+  statusField(name: string): string | number | boolean | undefined {
+    const g = this.lua.global;
+    const top = g.getTop();
+    try {
+      g.lua.lua_getglobal(g.address, '__fl3statusField');
+      g.pushValue(name);
+      const status = g.lua.lua_pcallk(g.address, 1, 1, 0, 0, null);
+      const value: unknown = g.getValue(-1);
+      if (status !== LuaReturn.Ok) throw new Error(value instanceof Error ? value.message : String(value));
+      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+    } catch (e) {
+      this.errors += 1;
+      if (this.errors <= 10 || this.errors % 1000 === 0) this.log('error', `feverlink3.status failed (${this.errors} so far): ${(e as Error).message}`);
+      return undefined;
+    } finally {
+      g.setTop(top);
+    }
   }
 
   /** Sets a global of the mod's state (a JS function the simulator's hooks call, a flag). */

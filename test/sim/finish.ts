@@ -35,7 +35,7 @@ export async function finish(s: SimSession): Promise<void> {
     const t = world[0]!.game!.time();
     const applied = world[0]!.game!.worldItems;
     if (!world.every((w) => w.game!.time() === t && w.game!.worldItems === applied)) return false;
-    return world.every((w) => w.game!.status()?.stop === true);
+    return world.every((w) => w.game!.standsStill());
   };
   // a slow game far behind may need long to catch up: the run fails only when nothing moves for 30 s (or after
   // 10 minutes of clock time)

@@ -13,7 +13,7 @@ export function comparePause(s: SimSession): void {
   // the same t, standing still, with the same number of items applied (a flush read by some games only is not
   // a common pause yet: the apply-log checks see a missing item)
   const applied = world[0]!.game!.worldItems;
-  if (world.some((w) => w.game!.time() !== t || w.game!.worldItems !== applied || w.game!.status()?.stop !== true)) return;
+  if (world.some((w) => w.game!.time() !== t || w.game!.worldItems !== applied || !w.game!.standsStill())) return;
   if (s.pauses.some((p) => p.t === t && p.applied === applied)) return;
   const hashes = world.map((w) => ({ index: w.index, hash: w.game!.hash() }));
   // an injected divergence stands until a common pause finds the worlds equal again (repaired)

@@ -245,6 +245,11 @@ export class SimulatedGame {
     return this.mod.status();
   }
 
+  /** Whether the mod stands still at a stop (its status' `stop`), asked without copying the whole status. */
+  standsStill(): boolean {
+    return this.mod.statusField('stop') === true;
+  }
+
   time(): number {
     return this.game.world.time;
   }

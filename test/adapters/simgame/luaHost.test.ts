@@ -85,6 +85,18 @@ describe('Lua host with the real mod', () => {
     host.close();
   });
 
+  it('statusField gives one plain field of the status as status() has it, and nothing for a table or a missing one', async () => {
+    const { game, host } = await start([]);
+    run(game, 3);
+    const status = host.status()!;
+    for (const name of ['active', 'stop', 'outbox', 'queued']) expect(host.statusField(name)).toEqual(status[name]);
+    expect(host.statusField('noSuchField')).toBeUndefined();
+    host.run('local s = feverlink3.status feverlink3.status = function() local t = s() t.nested = { 1 } return t end');
+    expect(host.statusField('nested')).toBeUndefined();
+    expect(host.errors).toBe(0);
+    host.close();
+  });
+
   it('fails to load, with the reason, a mod that gives no table', async () => {
     const dir = join(tmp.dir, 'badmod');
     mkdirSync(dir);
