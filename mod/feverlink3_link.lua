@@ -172,7 +172,10 @@ end
 --- Wall time in milliseconds (monotonic, any origin). os.clock: not official; game time stops while paused and
 -- TF3 has no wall clock for scripts. TF3's MSVC runtime counts wall time since the process started.
 function M.wallMs()
-  local ok, c = pcall(function() return os.clock() end)
+  -- no closure per call (this runs several times a frame): a missing os or os.clock fails the pcall the same way
+  local o = os
+  if type(o) ~= 'table' then return 0 end
+  local ok, c = pcall(o.clock)
   if not ok or type(c) ~= 'number' then return 0 end
   return c * 1000
 end
