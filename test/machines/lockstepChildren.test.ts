@@ -65,6 +65,29 @@ describe('the lockstep actor’s children', () => {
     expect(host.pauseOrder().getSnapshot().value).toBe('Running');
   });
 
+  it('a pause right after a resume waits for stops at its own pauseAt: the last pause’s stops are not this one’s', () => {
+    const host = runningHost([0, 1], 10_000);
+    host.send({ type: 'cmd.pause', now: 0 });
+    const first = host.context().session.pauseAt!;
+    for (const id of [0, 1]) host.clockOf(id, first, 1, { speed: 0, stop: true });
+    host.send({ type: 'tick', now: 2 });
+    // resumed and paused again before any game's next Clock: the clocks still say stop at the first pauseAt
+    host.send({ type: 'cmd.speed', speed: 1, now: 3 });
+    host.send({ type: 'cmd.pause', now: 3 });
+    const second = host.context().session.pauseAt!;
+    expect(second).toBeGreaterThan(first);
+    host.send({ type: 'recv.Action', from: 1, payload: pauseAction(1), now: 4 });
+    host.take();
+    host.send({ type: 'tick', now: 5 });
+    expect(host.pauseOrder().getSnapshot().value).toEqual({ Paused: 'WaitingForStops' });
+    expect(host.context().pauseOrder.waitingFor).toEqual([0, 1]);
+    expect(ofType(host.take(), 'send.Action')).toEqual([]); // was: flushed at the first pauseAt, below where games run
+    for (const id of [0, 1]) host.clockOf(id, second, 6, { speed: 0, stop: true });
+    host.send({ type: 'tick', now: 7 });
+    const flushed = ofType(host.take(), 'send.Action');
+    expect(flushed.map((e) => e.payload.stamp)).toEqual([second]);
+  });
+
   it('a start that runs sends what the pause order held before every replayed clock and the Session', () => {
     const host = startHost();
     host.ready(0, 1000).ready(1, 1000);

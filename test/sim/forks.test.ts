@@ -4,7 +4,8 @@
 // moves the seed away from it fails here instead of passing silently.
 import { describe, expect, it } from 'vitest';
 import { drawPlan, type PlanOptions } from './plan.ts';
-import { failureText, runSeed } from './runSeed.ts';
+import { CI_SIM } from './ciOptions.ts';
+import { failureText, runSeed, type SimOptions } from './runSeed.ts';
 
 /** The options the seeds were found with (kept here: the CI sizes may change, these seeds must not move). */
 const FOUND_WITH_CI_SIZES: PlanOptions = {
@@ -125,6 +126,17 @@ describe('forks found by the simulator stay closed', () => {
   it('an own held build forgotten in a load and vetoed afterwards is refused by its originator (was: exactlyOnce)', async () => {
     const r = await runSeed(170, HELD_AT_CI_SIZES);
     expect(r.happened).toEqual(expect.arrayContaining(['heldBuilds', 'loaded']));
+    expect(failureText(r)).toBe('');
+  }, 60_000);
+
+  // This test FAILED before its fix (the CI sizes of 2026-12-01 with lengthScale 0.2): `notLate: p2 applied 3:5 (flush)
+  // at t=2000, stamp 1800` and `sameOrder: apply logs of host and p2 differ at entry 12`: a resync round's verified end
+  // resumed the session and the host paused it again in the same instant (pauseAt 2600); p2's pause action, held, was
+  // flushed at 1800 from the games' stops of the round's pause, which no Clock had replaced yet, and p2 had run on to
+  // 2000 when it read it. Now a stop below pauseAt is not a stop at this pause (machines/rules/lockstepSteps/pause.ts).
+  it('a pause right after a resume flushes from stops at its own pauseAt, not the last pause (was: notLate, sameOrder)', async () => {
+    const r = await runSeed(113, { ...CI_SIM.options, lengthScale: 0.2 } as SimOptions);
+    expect(r.happened).toEqual(expect.arrayContaining(['lateJoin', 'resyncVerified', 'pausedAgain']));
     expect(failureText(r)).toBe('');
   }, 60_000);
 });
