@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChecksumStatus, EndedRound } from '../../actors/host/checksums.ts';
 import { checkRepairs, checkRun, INVARIANTS, roundReads, roundsAfter, type Failure, type Invariant } from './invariants.ts';
-import { runSeed, type SimOptions } from './runSeed.ts';
+import { CI_SIZES_2026_12_01 } from './foundSizes.ts';
+import { runSeed } from './runSeed.ts';
 import type { SessionRun } from './session.ts';
 import type { InjectedDivergence } from './sessionContext.ts';
 
@@ -146,16 +147,6 @@ describe('detected: the next round names the part', () => {
     expect(detected(repairs(run))).toEqual([]);
   });
 });
-
-/** The CI sizes when seed 82 was picked (test/sim/ciOptions.ts on 2026-12-01): the CI sizes may change, it must not move. */
-const CI_SIZES_2026_12_01: SimOptions = {
-  lengthScale: 0.25,
-  playerCounts: [2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 6, 8],
-  freezeChance: 0.15,
-  freezeScale: 0.25,
-  repairCooldownSeconds: 30,
-  workloads: {},
-};
 
 describe('detected on a real seed', () => {
   // seed 82 (CI sizes of 2026-12-01): an `edges` divergence injected into p4 at t=1200; the next round, the pause's at

@@ -4,7 +4,8 @@
 // moves the seed away from it fails here instead of passing silently.
 import { describe, expect, it } from 'vitest';
 import { drawPlan, type PlanOptions } from './plan.ts';
-import { failureText, runSeed, type SimOptions } from './runSeed.ts';
+import { CI_SIZES_SHORTER } from './foundSizes.ts';
+import { failureText, runSeed } from './runSeed.ts';
 
 /** The options the seeds were found with (kept here: the CI sizes may change, these seeds must not move). */
 const FOUND_WITH_CI_SIZES: PlanOptions = {
@@ -20,16 +21,6 @@ const HELD_AT_CI_SIZES: PlanOptions = {
   playerCounts: [2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 6, 8],
   freezeChance: 0.15,
   workloads: { heldBuilds: true },
-};
-
-/** The CI sizes of 2026-12-01 (test/sim/ciOptions.ts then) with shorter runs: where seed 113 was found. */
-const CI_SIZES_SHORTER: SimOptions = {
-  lengthScale: 0.2,
-  playerCounts: [2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 6, 8],
-  freezeChance: 0.15,
-  freezeScale: 0.25,
-  repairCooldownSeconds: 30,
-  workloads: {},
 };
 
 describe('forks found by the simulator stay closed', () => {

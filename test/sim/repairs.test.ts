@@ -3,17 +3,8 @@
 // forks.test.ts, each test also asserts that the session still goes through what made the fork, so a change to the
 // plans that moves the seed away fails here instead of passing silently. docs/SIMULATOR.md "Known forks".
 import { describe, expect, it } from 'vitest';
+import { CI_SIZES_2026_12_01 } from './foundSizes.ts';
 import { failureText, runSeed, type SimOptions } from './runSeed.ts';
-
-/** The CI sizes of 2026-12-01 (test/sim/ciOptions.ts then): kept here, the CI sizes may change, seed 21 must not move. */
-const CI_SIZES_2026_12_01: SimOptions = {
-  lengthScale: 0.25,
-  playerCounts: [2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 6, 8],
-  freezeChance: 0.15,
-  freezeScale: 0.25,
-  repairCooldownSeconds: 30,
-  workloads: {},
-};
 
 /** The options the seeds were found with: every default workload and the divergence workload (before `verdicts`). */
 const FOUND_WITH: SimOptions = { workloads: { divergence: true, verdictDivergence: false } };
