@@ -13,6 +13,7 @@ import { unsealedFrame } from '../wire.ts';
 import type { HostCore } from './hostCore.ts';
 import { createHandshake, type HandshakeActor } from './handshake.ts';
 import { createSlotActor, slotEvent } from './hostSlotWiring.ts';
+import { exactCounter } from './joinedFrames.ts';
 import { PlayerLink } from './playerLink.ts';
 import { welcomeFor as rosterWelcome } from './hostRoster.ts';
 
@@ -100,9 +101,14 @@ function resumeSeat(core: HostCore, conn: ConnectionHandle, id: number, last: nu
   outbox?.newConnection();
   const now = core.ports.clock.now();
   const running = core.resyncRunning();
-  const cover = running ? { covers: false as const, why: 'a resync round is running' } : (outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
+  const heard = exactCounter(core.opener.highest(id));
+  const cover = running
+    ? { covers: false as const, why: 'a resync round is running' }
+    : heard === undefined && core.opener.highest(id) > 0n
+      ? { covers: false as const, why: 'its frame counter is past 2^53 − 1' }
+      : (outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
   const session = core.sessionPayload();
-  const catchUp = cover.covers ? { catchUp: Number(core.opener.highest(id)) } : {};
+  const catchUp = cover.covers ? { catchUp: heard ?? 0 } : {};
   core.sendTo(id, 'Welcome', welcomeFor(core, id, session, { resume: core.returns.next(id), resumed: true, ...catchUp }));
   core.ports.log({ msg: 'player resumed', id, name: entry.name, conn: conn.id, address: conn.remoteAddress, last, catchUp: cover.covers });
   const missed = cover.covers ? cover.messages : [];

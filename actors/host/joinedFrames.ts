@@ -72,12 +72,12 @@ export function chatFrom(core: HostCore, from: number, name: string, text: strin
 }
 
 /**
- * A Ping's ack: the last frame heard from this player (its own outbox lets go of what it covers). Left out when
- * nothing was heard, or when the counter is past what a JSON number says exactly (2^53 − 1): only a player that
- * jumped its own counter gets there, an honest one counts from 1, and a rounded ack would be refused by the
+ * A frame counter heard from a player as a JSON number (a Ping's `ack`, a resume Welcome's `catchUp`): undefined
+ * when nothing was heard, or when the counter is past what a JSON number says exactly (2^53 − 1): only a player that
+ * jumped its own counter gets there, an honest one counts from 1, and a rounded number would be refused by the
  * player's decoder (docs/DECISIONS.md "A Ping's ack beyond 2^53 − 1 is left out").
  */
-export function pingAck(highest: bigint): number | undefined {
+export function exactCounter(highest: bigint): number | undefined {
   return highest > 0n && highest <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(highest) : undefined;
 }
 
@@ -92,7 +92,8 @@ export function pingAll(core: HostCore): void {
     slotEvent(core, link.id, { type: 'ping.due', sinceHeard: now - link.rtt.lastHeard });
     if (core.links.get(link.id) !== link) continue;
     const n = link.nextPing(now, core.ports.wallClock());
-    const ack = pingAck(core.opener.highest(link.id));
+    // ack: the last frame heard from this player (its own outbox lets go of what it covers)
+    const ack = exactCounter(core.opener.highest(link.id));
     core.sendTo(link.id, 'Ping', { n, rtt, ...(Object.keys(off).length ? { off } : {}), ...(ack ? { ack } : {}) });
     core.sender.outboxOf(link.id)?.pinged(n, core.sender.lastCounter);
   }

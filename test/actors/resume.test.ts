@@ -12,6 +12,7 @@ import { decodeMessage, unsealedFrame } from '../../actors/wire.ts';
 import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
 import { runUntil } from '../../adapters/transport/memoryDriver.ts';
 import { joinProof } from '../../protocol/keys.ts';
+import { Sealer } from '../../protocol/seal.ts';
 import { Kind, type Payloads } from '../../protocol/messages/index.ts';
 
 let t: MemoryHarness;
@@ -118,6 +119,25 @@ describe('resume', () => {
     await t.waitFor(() => alice.notices.some((n) => n.type === 'resumed'), 5000, 'alice resumed');
     expect(alice.notices.find((n) => n.type === 'resumed')).toEqual({ type: 'resumed', you: id, caughtUp: false });
     expect(chats(alice)).not.toContain('old');
+    expect(h.logs.some((e) => e.msg === 'player resumed' && e.catchUp === false)).toBe(true);
+  });
+
+  it('a returner whose frame counter went past 2^53 − 1 is resumed without catchUp, with a Welcome it can decode', async () => {
+    t = memoryHarness();
+    const h = await t.startHost();
+    const alice = await joinedPlayer(t, h, 'alice');
+    const bob = await joinedPlayer(t, h, 'bob');
+    const id = alice.player.you!;
+    // alice's own counter jumps to 2^62 (valid: a u64 that only goes up); the host has heard it
+    (alice.player as unknown as { sealer: Sealer }).sealer = new Sealer(nodeCrypto.aesGcm(KEY), id, { firstCounter: 2n ** 62n });
+    alice.player.chat('far');
+    await t.waitFor(() => chats(bob).includes('far'), 5000, 'the far chat');
+    cut(h, 0);
+    await t.waitFor(() => alice.notices.some((n) => n.type === 'away'), 5000, 'alice away');
+    await reconnect(h, alice);
+    // was: Welcome.catchUp = 4611686018427388000, which the player's decoder refuses: no resume at all
+    await t.waitFor(() => alice.notices.some((n) => n.type === 'resumed'), 5000, 'alice resumed');
+    expect(alice.notices.find((n) => n.type === 'resumed')).toEqual({ type: 'resumed', you: id, caughtUp: false });
     expect(h.logs.some((e) => e.msg === 'player resumed' && e.catchUp === false)).toBe(true);
   });
 });
