@@ -33,9 +33,12 @@ export class ResumeState {
     this.whileAway = [];
   }
 
-  /** A host frame opened: one ordered stream, so every frame before it was read too. */
+  /**
+   * A host frame opened: one ordered stream, so every frame before it was read too. A counter past 2^53 − 1 cannot be
+   * said exactly in Join.resume.last (a JSON number): then none is sent, and the host resumes without a catch-up.
+   */
   read(counter: bigint): void {
-    this.lastFromHost = Number(counter);
+    this.lastFromHost = counter <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(counter) : 0;
   }
 
   /** Ping.ack: the host read everything up to this counter of ours. */
