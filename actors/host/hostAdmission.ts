@@ -102,12 +102,19 @@ function resumeSeat(core: HostCore, conn: ConnectionHandle, id: number, last: nu
   const now = core.ports.clock.now();
   const running = core.resyncRunning();
   const heard = exactCounter(core.opener.highest(id));
+  const session = core.sessionPayload();
+  // A returner of a started session that is not ready still waits for a load (it came back once without a catch-up
+  // and dropped again before its `player returned` round, or it never loaded the session's world): a resend cannot
+  // give it a world, so it is not caught up, and its round comes (the simulator, seed 335 at the CI sizes: caught up
+  // the second time, it stayed not ready, no round came, and its actions were refused for good).
+  const waitsForLoad = session.started && entry.ready === false;
   const cover = running
     ? { covers: false as const, why: 'a resync round is running' }
-    : heard === undefined && core.opener.highest(id) > 0n
-      ? { covers: false as const, why: 'its frame counter is past 2^53 − 1' }
-      : (outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
-  const session = core.sessionPayload();
+    : waitsForLoad
+      ? { covers: false as const, why: 'its game waits for a load' }
+      : heard === undefined && core.opener.highest(id) > 0n
+        ? { covers: false as const, why: 'its frame counter is past 2^53 − 1' }
+        : (outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
   const catchUp = cover.covers ? { catchUp: heard ?? 0 } : {};
   core.sendTo(id, 'Welcome', welcomeFor(core, id, session, { resume: core.returns.next(id), resumed: true, ...catchUp }));
   core.ports.log({ msg: 'player resumed', id, name: entry.name, conn: conn.id, address: conn.remoteAddress, last, catchUp: cover.covers });

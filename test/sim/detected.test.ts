@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChecksumStatus, EndedRound } from '../../actors/host/checksums.ts';
 import { checkRepairs, checkRun, INVARIANTS, roundReads, roundsAfter, type Failure, type Invariant } from './invariants.ts';
-import { CI_SIZES_2026_12_01 } from './foundSizes.ts';
+import { CI_SIZES_2026_12_01, CI_SIZES_SHORTER } from './foundSizes.ts';
 import { runSeed } from './runSeed.ts';
 import type { SessionRun } from './session.ts';
 import type { InjectedDivergence } from './sessionContext.ts';
@@ -177,4 +177,17 @@ describe('detected on a real seed', () => {
     expect(r.happened).not.toContain('loaded');
     expect(r.failures).toEqual([]);
   }, 120_000);
+
+  // seed 424 (CI sizes): a partial apply on the host's game; the next round (paused, at 1400) names constructions, ids and
+  // money, not edges (the whole command changed the edge the first half changed). The checker FAILED it before it
+  // took any part as the name of a partial apply.
+  it('a partial apply is detected by the next round naming any part (seed 424)', async () => {
+    const r = await runSeed(424, CI_SIZES_SHORTER);
+    expect(r.happened).toContain('divergence:partial');
+    const { next } = roundsAfter(r.run)!;
+    const parts = r.run.checksums.differences.find((x) => x.n === next!.n)?.parts.map((p) => p.part) ?? [];
+    expect(parts.length).toBeGreaterThan(0);
+    expect(parts).not.toContain('edges');
+    expect(r.failures).toEqual([]);
+  }, 60_000);
 });

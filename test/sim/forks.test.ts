@@ -139,4 +139,14 @@ describe('forks found by the simulator stay closed', () => {
     expect(r.happened).toEqual(expect.arrayContaining(['lateJoin', 'resyncVerified', 'pausedAgain']));
     expect(failureText(r)).toBe('');
   }, 60_000);
+
+  // This test FAILED before its fix (the CI sizes): `progress: … p1@2400/3 (… stop false …)`: p1 came back during a
+  // resync round (not caught up: a `player returned` round, made not ready), dropped again before that round, and came
+  // back after it caught up, though its game still waited for a load: not ready for good, its actions refused, no round.
+  // Now a not-ready returner of a started session is never caught up (actors/host/hostAdmission.ts `waitsForLoad`).
+  it('a returner still waiting for its load is not caught up: its round comes (was: progress, not ready for good)', async () => {
+    const r = await runSeed(335, CI_SIZES_SHORTER);
+    expect(r.happened).toEqual(expect.arrayContaining(['drop', 'resumedNotCaughtUp', 'resyncVerified']));
+    expect(failureText(r)).toBe('');
+  }, 60_000);
 });
