@@ -101,7 +101,8 @@ function resumeSeat(core: HostCore, conn: ConnectionHandle, id: number, last: nu
   outbox?.newConnection();
   const now = core.ports.clock.now();
   const running = core.resyncRunning();
-  const heard = exactCounter(core.opener.highest(id));
+  const highest = core.opener.highest(id);
+  const heard = exactCounter(highest);
   const session = core.sessionPayload();
   // A returner of a started session that is not ready still waits for a load (it came back once without a catch-up
   // and dropped again before its `player returned` round, or it never loaded the session's world): a resend cannot
@@ -112,7 +113,7 @@ function resumeSeat(core: HostCore, conn: ConnectionHandle, id: number, last: nu
     ? { covers: false as const, why: 'a resync round is running' }
     : waitsForLoad
       ? { covers: false as const, why: 'its game waits for a load' }
-      : heard === undefined && core.opener.highest(id) > 0n
+      : heard === undefined && highest > 0n
         ? { covers: false as const, why: 'its frame counter is past 2^53 − 1' }
         : (outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
   const catchUp = cover.covers ? { catchUp: heard ?? 0 } : {};

@@ -38,23 +38,28 @@ export function acceptConnection(core: HostCore, port: Connection): void {
   actor.start();
 }
 
-/** A frame of an accepted connection: to its handshake actor, or (joined) checked, opened and handled. */
-export function connFrame(core: HostCore, e: Extract<ConnectionReport, { type: 'conn.frame' }>): void {
-  const conn = core.conns.get(e.conn);
+/** Runs `serve` for connection `id` if the host still has it; a fault of ours while at it is `internalError`'s. */
+function serveConn(core: HostCore, id: number, what: string, serve: (conn: ConnectionHandle) => void): void {
+  const conn = core.conns.get(id);
   if (conn === undefined) return;
   try {
-    const handshake = core.handshakes.get(e.conn);
-    if (handshake !== undefined) handshakeFrame(handshake, e.frame);
-    else joinedFrame(core, conn, e.frame);
+    serve(conn);
   } catch (err) {
-    internalError(core, conn, err, 'frame');
+    internalError(core, conn, err, what);
   }
 }
 
+/** A frame of an accepted connection: to its handshake actor, or (joined) checked, opened and handled. */
+export function connFrame(core: HostCore, e: Extract<ConnectionReport, { type: 'conn.frame' }>): void {
+  serveConn(core, e.conn, 'frame', (conn) => {
+    const handshake = core.handshakes.get(e.conn);
+    if (handshake !== undefined) handshakeFrame(handshake, e.frame);
+    else joinedFrame(core, conn, e.frame);
+  });
+}
+
 export function connViolation(core: HostCore, e: Extract<ConnectionReport, { type: 'conn.violation' }>): void {
-  const conn = core.conns.get(e.conn);
-  if (conn === undefined) return;
-  try {
+  serveConn(core, e.conn, 'violation', (conn) => {
     const handshake = core.handshakes.get(e.conn);
     if (handshake !== undefined) {
       handshake.send(e.reason === 'flood' ? { type: 'conn.flood' } : { type: 'recv.malformed', detail: 'bad frame' });
@@ -63,9 +68,7 @@ export function connViolation(core: HostCore, e: Extract<ConnectionReport, { typ
       if (id !== undefined) core.kick(id, e.reason);
       else conn.close(e.reason);
     }
-  } catch (err) {
-    internalError(core, conn, err, 'violation');
-  }
+  });
 }
 
 export function connClosed(core: HostCore, e: Extract<ConnectionReport, { type: 'conn.closed' }>): void {

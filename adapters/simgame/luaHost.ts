@@ -154,17 +154,17 @@ export class LuaHost implements ModHooks {
   }
 
   /**
-   * Calls `__fl3dispatch(name, ...)` with a protected call on the main Lua thread. wasmoon's own
-   * wrapper of a Lua function makes a new Lua thread per call, which costs twice as much, every frame.
+   * Calls a global Lua function of the host's (`__fl3dispatch(name, ...)`, `__fl3statusField(name)`) with a protected
+   * call on the main Lua thread. wasmoon's own wrapper of a Lua function makes a new Lua thread per call, which costs
+   * twice as much, every frame.
    */
-  private dispatch(name: string, args: readonly unknown[]): unknown {
+  private invoke(fn: '__fl3dispatch' | '__fl3statusField', args: readonly unknown[]): unknown {
     const g = this.lua.global;
     const top = g.getTop();
     try {
-      g.lua.lua_getglobal(g.address, '__fl3dispatch');
-      g.pushValue(name);
+      g.lua.lua_getglobal(g.address, fn);
       for (const arg of args) g.pushValue(arg);
-      const status = g.lua.lua_pcallk(g.address, args.length + 1, 1, 0, 0, null);
+      const status = g.lua.lua_pcallk(g.address, args.length, 1, 0, 0, null);
       const value: unknown = g.getValue(-1);
       if (status !== LuaReturn.Ok) throw new Error(value instanceof Error ? value.message : String(value));
       return value;
@@ -173,9 +173,10 @@ export class LuaHost implements ModHooks {
     }
   }
 
-  private call(name: string, ...args: unknown[]): { ok: true; value: unknown } | { ok: false } {
+  /** `invoke`, guarded: an error is counted and logged as feverlink3.<name>'s (the first ten, then every 1000th). */
+  private guarded(name: string, fn: '__fl3dispatch' | '__fl3statusField', args: readonly unknown[]): { ok: true; value: unknown } | { ok: false } {
     try {
-      return { ok: true, value: this.dispatch(name, args) };
+      return { ok: true, value: this.invoke(fn, args) };
     } catch (e) {
       this.errors += 1;
       if (this.errors <= 10 || this.errors % 1000 === 0) {
@@ -183,6 +184,10 @@ export class LuaHost implements ModHooks {
       }
       return { ok: false };
     }
+  }
+
+  private call(name: string, ...args: unknown[]): { ok: true; value: unknown } | { ok: false } {
+    return this.guarded(name, '__fl3dispatch', [name, ...args]);
   }
 
   frame(): void {
@@ -208,22 +213,9 @@ export class LuaHost implements ModHooks {
    * caller that polls one flag asks, without the whole table crossing into JS (that costs about 200 µs).
    */
   statusField(name: string): string | number | boolean | undefined {
-    const g = this.lua.global;
-    const top = g.getTop();
-    try {
-      g.lua.lua_getglobal(g.address, '__fl3statusField');
-      g.pushValue(name);
-      const status = g.lua.lua_pcallk(g.address, 1, 1, 0, 0, null);
-      const value: unknown = g.getValue(-1);
-      if (status !== LuaReturn.Ok) throw new Error(value instanceof Error ? value.message : String(value));
-      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
-    } catch (e) {
-      this.errors += 1;
-      if (this.errors <= 10 || this.errors % 1000 === 0) this.log('error', `feverlink3.status failed (${this.errors} so far): ${(e as Error).message}`);
-      return undefined;
-    } finally {
-      g.setTop(top);
-    }
+    const r = this.guarded('status', '__fl3statusField', [name]);
+    const value = r.ok ? r.value : undefined;
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
   }
 
   /** Sets a global of the mod's state (a JS function the simulator's hooks call, a flag). */
