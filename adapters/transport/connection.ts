@@ -1,20 +1,16 @@
 // One framed connection behind the Connection port (actors/ports.ts), over a byte stream: a TCP socket
-// (TcpConnection) or the memory network's socket (memory.ts). Implements the per-connection limits of spec
+// (TcpConnection, tcpConnection.ts) or the memory network's socket (memory.ts). Implements the per-connection limits of spec
 // wire-protocol.txt "Frame" and "Handshake" (length bounds before allocation, 4096-byte frames until joined,
 // 1000 frames and 1 MiB per second, 10 s write timeout) and lockstep.md "Limits". Nothing a peer sends ends the
 // process: every stream event is contained, the first close reason wins.
-import type { Socket } from 'node:net';
-import { setImmediate } from 'node:timers';
 import type { Clock, Connection, LogFn, TransportLimits, ViolationReason } from '../../actors/ports.ts';
 import { FrameDecoder, FrameError, HEADER_BYTES, MAX_FRAME_LENGTH, type Frame } from '../../protocol/frame.ts';
 import { RateLimiter } from './rateLimiter.ts';
+import { scheduleFlush } from './turnFlush.ts';
 import { WriteGuard, type WritableSide, type WriteFailure } from './writeQueue.ts';
 
 /** Longest wait, after our FIN, for the peer to close before the socket is destroyed. */
 const MAX_LINGER_MS = 2000;
-
-/** Socket error codes that mean the peer (or the path) tore the connection down. */
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 let lastId = 0;
 
@@ -22,30 +18,6 @@ let lastId = 0;
 export function nextConnectionId(): number {
   lastId += 1;
   return lastId;
-}
-
-/**
- * The connections with coalesced frames waiting, flushed once per event-loop turn (setImmediate: after every I/O
- * callback of this turn's poll phase, so the frames a host relays from several players' reads leave together).
- * One immediate for all of them. `setImmediate` of node:timers: a test's fake timers (which patch the global)
- * do not hold the bytes back.
- */
-const dirty: (() => void)[] = [];
-let flushScheduled = false;
-
-function flushDirty(): void {
-  flushScheduled = false;
-  // A flush may write again (a close's final frame is written directly, never queued here): take the list first.
-  const flushes = dirty.splice(0);
-  for (const flush of flushes) flush();
-}
-
-function scheduleFlush(flush: () => void): void {
-  dirty.push(flush);
-  if (!flushScheduled) {
-    flushScheduled = true;
-    setImmediate(flushDirty);
-  }
 }
 
 /**
@@ -89,27 +61,6 @@ export interface FramedConnectionOptions {
   onJoined?: () => void;
   /** The socket is fully closed: every slot it held is free. */
   onGone?: () => void;
-}
-
-/** How a TcpConnection is set up by listenTcp / connectTcp. */
-export interface TcpConnectionOptions extends FramedConnectionOptions {
-  socket: Socket;
-}
-
-/** A Node socket's traits: coalescing, error codes, an unref'd linger timer (it must not hold the process). */
-function socketTraits(socket: Socket): StreamTraits {
-  return {
-    coalesce: { highWaterMark: socket.writableHighWaterMark },
-    errorReason: (error) => {
-      const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
-      return { reason: RESET_CODES.has(code) ? 'reset' : 'socket-error', detail: { code } };
-    },
-    linger: (destroy, ms) => {
-      const timer = setTimeout(destroy, ms);
-      timer.unref();
-      return () => clearTimeout(timer);
-    },
-  };
 }
 
 interface CloseOptions {
@@ -417,13 +368,5 @@ export class FramedConnection implements Connection {
       this.#log({ msg: 'handler failed', id: this.id, handler: what, error: String(error) });
       return false;
     }
-  }
-}
-
-/** One framed TCP connection: a FramedConnection over a Node socket (no delay, small frames coalesced per turn). */
-export class TcpConnection extends FramedConnection {
-  constructor(options: TcpConnectionOptions) {
-    options.socket.setNoDelay(true);
-    super(options, options.socket, socketTraits(options.socket));
   }
 }

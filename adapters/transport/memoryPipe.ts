@@ -1,6 +1,7 @@
 // One direction of an in-memory link: the sender's queue, the window (bytes in flight plus bytes not yet read),
 // latency with seeded jitter (order kept, as on TCP), bandwidth, `held`, and FIN/RST (adapters/transport/memorySocket.ts).
-import type { Fabric, MemorySocket } from './memorySocket.ts';
+import type { Fabric } from './memoryFabric.ts';
+import type { MemorySocket } from './memorySocket.ts';
 import type { LinkConditions } from './memoryLinkConditions.ts';
 
 interface DataItem {

@@ -6,11 +6,12 @@ import type { Clock, Connection, Listener, LogFn, TransportLimits } from '../../
 import { realClock } from '../clock.ts';
 import { addressKey } from './addressKey.ts';
 import { Admission } from './admission.ts';
-import { TcpConnection, nextConnectionId } from './connection.ts';
+import { nextConnectionId } from './connection.ts';
+import { TcpConnection } from './tcpConnection.ts';
 import { resolveLimits } from './limits.ts';
 
 export { DEFAULT_LIMITS, resolveLimits } from './limits.ts';
-export { TcpConnection } from './connection.ts';
+export { TcpConnection } from './tcpConnection.ts';
 
 const noLog: LogFn = () => {};
 

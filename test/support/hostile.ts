@@ -7,7 +7,7 @@ import type { SimulatedClock } from 'xstate';
 import type { HostSession } from '../../actors/host/hostSession.ts';
 import type { PlayerOptions } from '../../actors/player/playerSession.ts';
 import type { Connection } from '../../actors/ports.ts';
-import type { TcpConnection } from '../../adapters/transport/connection.ts';
+import type { TcpConnection } from '../../adapters/transport/tcpConnection.ts';
 import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
 import { utf8 } from '../../protocol/bytes.ts';
 import { encodeUnsealedFrame, UNASSIGNED_SENDER } from '../../protocol/frame.ts';
