@@ -1,6 +1,6 @@
 // One framed connection behind the Connection port (actors/ports.ts), over a byte stream: a TCP socket
-// (TcpConnection, tcpConnection.ts) or the memory network's socket (memory.ts). Implements the per-connection limits of spec
-// wire-protocol.txt "Frame" and "Handshake" (length bounds before allocation, 4096-byte frames until joined,
+// (TcpConnection, tcpConnection.ts) or the memory network's socket (memory.ts). Implements the per-connection limits
+// of spec wire-protocol.txt "Frame" and "Handshake" (length bounds before allocation, 4096-byte frames until joined,
 // 1000 frames and 1 MiB per second, 10 s write timeout) and lockstep.md "Limits". Nothing a peer sends ends the
 // process: every stream event is contained, the first close reason wins.
 import type { Clock, Connection, LogFn, TransportLimits, ViolationReason } from '../../actors/ports.ts';

@@ -1,8 +1,9 @@
 // The sockets of the in-memory transport (DESIGN.md "Adapters: Transport", "Tests: simulation"; the fabric that
-// links them is memoryFabric.ts): reliable, ordered byte streams between two MemorySockets, delivered asynchronously on an injected clock. Each direction of a
-// link has a latency, a seeded jitter (order is kept, as on TCP), a bandwidth, a window (bytes in flight plus bytes
-// the receiver has not read; past it the sender's queue grows, which is what the write guard watches) and a `held`
-// switch (a partition that heals). A link can be cut: both ends close at once with the cut's reason.
+// links them is memoryFabric.ts): reliable, ordered byte streams between two MemorySockets, delivered asynchronously
+// on an injected clock. Each direction of a link has a latency, a seeded jitter (order is kept, as on TCP), a
+// bandwidth, a window (bytes in flight plus bytes the receiver has not read; past it the sender's queue grows, which
+// is what the write guard watches) and a `held` switch (a partition that heals). A link can be cut: both ends close
+// at once with the cut's reason.
 //
 // Everything happens through ONE timer on the injected clock and an event queue ordered by (time, sequence), so
 // a run is a function of the seed, the clock's steps and the calls made: no real time, no randomness of its own.
