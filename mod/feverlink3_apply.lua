@@ -13,6 +13,28 @@ function M.key(item)
   return n(item.from) .. ':' .. n(item.seq)
 end
 
+--- How many applied items (from:seq) are remembered, the oldest forgotten first: a veto that comes after this game
+-- applied the build is told apart from a veto of a build it never had (feverlink3_replay.lua). Vetoes come within
+-- seconds, so a few hundred builds are plenty.
+M.APPLIED_KEPT = 512
+
+local function rememberApplied(S, key)
+  local r = S.appliedKeys
+  if r == nil then
+    r = { set = {}, ring = {}, next = 1 }
+    S.appliedKeys = r
+  end
+  local oldest = r.ring[r.next]
+  if oldest ~= nil then r.set[oldest] = nil end
+  r.ring[r.next], r.set[key] = key, true
+  r.next = r.next % M.APPLIED_KEPT + 1
+end
+
+--- True when this game applied the item from:seq (among the newest APPLIED_KEPT it applied since its state began).
+function M.wasApplied(S, key)
+  return S.appliedKeys ~= nil and S.appliedKeys.set[key] == true
+end
+
 -- Calls engine.apply. Accepts `ok, class, detail` (Lua) and one object {ok, class, detail} (a JS host under
 -- wasmoon cannot return several values). A throw is a refusal of class engine, partial.
 local function callEngine(engine, body)
@@ -36,6 +58,7 @@ local function notify(S, level, text)
   local ok, fn = pcall(function() return S.engine.notify end)
   if ok and fn then pcall(fn, level, text) end
 end
+M.notify = notify
 
 --- Queues the verdict "refused" for an item that is not applied (a veto, a decode failure).
 function M.refuse(S, item, class, detail)
@@ -64,6 +87,7 @@ function M.apply(S, item, t)
   local verdict = { seq = item.seq, from = item.from }
   if ok then
     verdict.applied = true
+    rememberApplied(S, M.key(item))
     if lateText then verdict.detail = lateText end
     log.debug('applied ' .. M.key(item) .. ' stamp ' .. n(item.stamp) .. ' at ' .. n(t))
   else

@@ -6,6 +6,7 @@
 local log = require('feverlink3_log')
 local apply = require('feverlink3_apply')
 local lines = require('feverlink3_lines')
+local replay = require('feverlink3_replay')
 
 local M = {}
 local n = log.n
@@ -156,7 +157,9 @@ local function lateAnswer(S, owner, seq, key, p)
 end
 
 -- BuildVeto 52 {seq, owner, why, from, name, host?, late?}: the action owner:seq is built nowhere; with `late` (the
--- host's answer to this game's own veto, to it alone): the veto was not relayed (lateAnswer).
+-- host's answer to this game's own veto, to it alone): the veto was not relayed (lateAnswer). The originator announces
+-- a veto of its own build once in the chat; a veto of a build this game had already applied leaves its world holding
+-- what the others dropped: ReplayFailed (feverlink3_replay.lua; spec architecture §6 "vetoes in words" (3)).
 function M.BuildVeto(S, p)
   local owner, seq = playerId(p.owner), int(p.seq, 1)
   if not owner or not seq then return 'BuildVeto without a valid owner and seq' end
@@ -164,17 +167,25 @@ function M.BuildVeto(S, p)
   if p.late == true and p.host ~= true then return lateAnswer(S, owner, seq, key, p) end
   local by = p.host == true and 'the host' or (playerId(p.from) == S.id and 'this game')
     or oneLine(p.name or ('player ' .. n(p.from or -1)), 64)
-  local detail = 'vetoed by ' .. by .. ': ' .. oneLine(p.why, 300)
+  local why = oneLine(p.why, 300)
+  local detail = 'vetoed by ' .. by .. ': ' .. why
   local h = S.holding
   S.vetoedOwn = S.vetoedOwn or {}
   if owner == S.id and h ~= nil and h.seq == seq then
     -- this game's held build of the pause, not committed yet: cancelled here as on every game
     S.holding, S.need = nil, nil
     S.vetoedOwn[seq] = true
+    replay.ownVetoCancelled(S, key, by, why)
     apply.refuse(S, { from = owner, seq = seq }, 'module', detail)
     return
   end
   local item = unpark(S, key) or S.queue:remove(owner, seq)
+  if not item and apply.wasApplied(S, key) then
+    -- applied here before the veto came: this world holds a build the others dropped (its verdict said applied)
+    log.warn('BuildVeto for ' .. key .. ' after this game had applied it: ' .. detail)
+    replay.vetoAfterApplied(S, key, owner, by, why)
+    return
+  end
   if not item and p.host ~= true and playerId(p.from) == S.id then
     log.debug('own BuildVeto of ' .. key .. ' came back (dropped here when vetoed)')
     return
@@ -186,14 +197,19 @@ function M.BuildVeto(S, p)
     -- every game when the round saves, and a record made meanwhile; the veto reaches this game after its load).
     S.vetoedOwn[seq] = true
     log.info('own build ' .. key .. ' vetoed after this game forgot it (a load): refused here too')
+    replay.ownVetoCancelled(S, key, by, why)
     apply.refuse(S, { from = owner, seq = seq }, 'module', detail)
     return
   end
   if not item then
-    log.warn('BuildVeto for ' .. key .. ' that is not queued here (already applied or unknown): ' .. detail)
+    log.warn('BuildVeto for ' .. key .. ' that is not queued here (unknown, or applied before this state began): '
+      .. detail)
     return
   end
-  if owner == S.id then S.vetoedOwn[seq] = true end
+  if owner == S.id then
+    S.vetoedOwn[seq] = true
+    replay.ownVetoCancelled(S, key, by, why)
+  end
   apply.refuse(S, item, 'module', detail)
 end
 

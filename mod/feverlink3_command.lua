@@ -8,6 +8,7 @@ local link = require('feverlink3_link')
 local log = require('feverlink3_log')
 local rules = require('feverlink3_lockstep')
 local hold = require('feverlink3_hold')
+local replay = require('feverlink3_replay')
 
 local M = {}
 local n = log.n
@@ -33,7 +34,14 @@ function M.command(S, cmd, category, strict)
   if not S.active then return false end
   local text, err = json.encode(cmd)
   if type(cmd) ~= 'table' or not text then
-    log.warn('command not carried (applied natively on this game only): ' .. tostring(err or 'not a table'))
+    local why = tostring(err or 'not a table')
+    log.warn('command not carried (applied natively on this game only): ' .. why)
+    -- in a started session this game's world now holds a change no other game makes: the host repairs it (once per
+    -- state: the repair's load starts a fresh one, and the host's request stands until then)
+    if S.started then
+      replay.failed(S, 'uncarried', 'a command of this game could not be carried (' .. why .. '): applied on this '
+        .. 'game only')
+    end
     return false
   end
   local body = json.decode(text) -- the originator applies exactly what the peers decode

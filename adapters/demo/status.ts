@@ -5,6 +5,7 @@ import type { GameStatus } from '../simgame/status.ts';
 import { HOST_STATUS_FILE } from '../launcher/hostLauncher.ts';
 import type { ChecksumStatus } from '../../actors/host/checksums.ts';
 import type { ResyncStatus } from '../../actors/host/resync.ts';
+import type { PartDifference } from '../../machines/rules/checksumCompare.ts';
 import { progressBar } from '../../machines/rules/resyncChunks.ts';
 
 export type HostStatus = {
@@ -52,13 +53,25 @@ function resyncLines(r: ResyncStatus): string[] {
   return [`resync: round ${r.last.id} ${r.last.result}${r.last.failure ? `: ${r.last.failure}` : ''} (${counts})`];
 }
 
-/** The checksum rounds in the live view: the last round, the last difference by part, the last repair request. */
-function checksumLines(c: ChecksumStatus): string[] {
+/** A differing part with the games on each side of it: `vehicles (games 0, 1 | 2)`. */
+function partLine(p: PartDifference): string {
+  return `${p.part} (games ${p.groups.map((g) => g.games.join(', ')).join(' | ')})`;
+}
+
+/**
+ * The checksum rounds in the live view: the last round, the last difference by part (with the round that found it and
+ * the games on each side), the last repair request with its reason; with autoResync off the host only requested it
+ * (no round starts: the launcher decides).
+ */
+export function checksumLines(c: ChecksumStatus): string[] {
   const r = c.rounds;
   const out = [`checksum: ${c.lastRound ? `round ${c.lastRound.n} ${c.lastRound.result}` : 'no round yet'} (identical ${r.identical}, different ${r.different}, skipped ${r.time_skew}, dropped ${r.dropped})`];
   const diff = c.differences.at(-1);
-  if (diff) out.push(`  differs in round ${diff.n}: ${diff.parts.map((p) => p.part).join(', ')}`);
+  if (diff) out.push(`  differs in round ${diff.n}${diff.paused ? ' (paused)' : ''}: ${diff.parts.map(partLine).join(', ')}`);
   const repair = c.repairRequests.at(-1);
-  if (repair) out.push(`  repair requested (${c.repairRequests.length}): ${repair.reason}`);
+  if (repair) {
+    const how = repair.autoResync ? '' : ' (autoResync off: only requested)';
+    out.push(`  repair requested (${c.repairRequests.length}): ${repair.reason}${how}`);
+  }
   return out;
 }

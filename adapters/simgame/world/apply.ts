@@ -79,7 +79,7 @@ function buildConstruction(world: World, file: string, at: Point, rot: number): 
   }
   const poor = charge(world, type.cost, file);
   if (poor) return poor;
-  const c = { id: allocateId(world.ids), file, x: at.x, y: at.y, rot };
+  const c = { id: allocateId(world.ids), file, x: at.x, y: at.y, rot, stock: 0 };
   world.constructions.set(c.id, c);
   world.money -= type.cost;
   return OK;
@@ -117,7 +117,7 @@ function buyVehicle(world: World, key: string, lineKey: string, model: string): 
   }
   const poor = charge(world, type.cost, model);
   if (poor) return poor;
-  const v = { id: allocateId(world.ids), key, line: bound.line.id, model, leg: 1, progress: 0 };
+  const v = { id: allocateId(world.ids), key, line: bound.line.id, model, leg: 1, progress: 0, onboard: 0 };
   world.vehicles.set(v.id, v);
   world.money -= type.cost;
   return OK;

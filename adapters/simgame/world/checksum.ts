@@ -4,11 +4,13 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { edgeEnds, comparePoints } from './geometry.ts';
+import { passengerKeys } from './checksumLanes.ts';
 import type { World } from './types.ts';
 
 /** The names of the parts, in the order worldHash joins them. */
 export const PART_NAMES = [
   'time', 'money', 'loan', 'nodes', 'edges', 'constructions', 'lines', 'vehicles', 'towns', 'ids',
+  'onboard', 'persons', 'stocks',
 ] as const;
 export type PartName = (typeof PART_NAMES)[number];
 
@@ -40,7 +42,14 @@ export function checksumTexts(world: World): Record<PartName, string> {
     // The seed decides how the towns grow from here on, so it belongs to them.
     towns: `seed ${world.seed}\n` + sorted([...world.towns.values()].map((t) => `${t.name} ${pos(t)} ${t.population}`)),
     ids: `${world.ids.next} ${world.ids.free.join(',')}`,
+    ...passengerTexts(world),
   };
+}
+
+/** The passenger parts' texts: the keys of checksumLanes' onboard, persons and stocks parts, sorted. */
+function passengerTexts(world: World): Record<'onboard' | 'persons' | 'stocks', string> {
+  const keys = passengerKeys(world);
+  return { onboard: sorted(keys.onboard), persons: sorted(keys.persons), stocks: sorted(keys.stocks) };
 }
 
 /** engine.checksum(): part name → hash string. */

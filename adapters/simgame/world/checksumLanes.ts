@@ -1,16 +1,18 @@
 // The spec's checksum parts over the simulated world (wire-protocol.txt ChecksumReport 33, "Resync policy", "Light
 // rounds", "Spread full rounds", "The free-id queue part freeq"): what the mod reports for a round through
 // engine.checksum() (a round hashed whole) or engine.checksumLists() + engine.checksumRead() (a spread round read in
-// chunks, mod/feverlink3_checksum.lua). Light lanes (money, loan, lines, script:towns, vehicles) are one hash each; a
+// chunks, mod/feverlink3_checksum.lua). Light lanes (money, loan, lines, script:towns, vehicles, and the passengers:
+// onboard, persons, stocks — world/passengers.ts; none is a heavy part, spec "Light rounds") are one hash each; a
 // heavy lane (constructions, edges, nodeConfigs, townBuildings:<town>) is the order-free sum of its entities' key
 // hashes, so a chunked read gives the same part as a whole one. Keys are built from geometry and keys, never from
 // entity ids (they differ between games); `ids` is the free-id queue itself and `freeq` its order trace
-// (world/freeIds.ts). The world has no passengers, persons or stocks: those parts are not reported.
+// (world/freeIds.ts).
 // Also the Authority values (money, loan) and their correction (spec Authority 16).
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { freeqPart } from './freeIds.ts';
 import { comparePoints, edgeEnds } from './geometry.ts';
+import { isStation } from './passengers.ts';
 import type { Construction, Edge, Town, World, WorldNode } from './types.ts';
 
 /** The heavy lanes, read in chunks in a spread round (`ids` is hashed whole at the round's step). */
@@ -125,6 +127,18 @@ export function readChunk(world: World, lane: string, ids: readonly number[], wi
   return withKeys ? { sum, count, keys } : { sum, count };
 }
 
+/**
+ * The passenger parts' keys (world/passengers.ts): onboard = each vehicle's passengers by its key, persons = each
+ * town's visitors by its name, stocks = each station's waiting passengers by its position.
+ */
+export function passengerKeys(world: World): Record<'onboard' | 'persons' | 'stocks', string[]> {
+  return {
+    onboard: [...world.vehicles.values()].map((v) => `${v.key} ${v.onboard}`),
+    persons: [...world.towns.values()].map((t) => `${t.name} ${t.visitors}`),
+    stocks: [...world.constructions.values()].filter(isStation).map((c) => `${c.file} ${pos(c)} ${c.stock}`),
+  };
+}
+
 /** The itemised keys of the light parts (the detail dump lists them). */
 export function lightKeys(world: World): Record<string, string[]> {
   const stopPos = (id: number): string => pos(world.constructions.get(id) ?? { x: NaN, y: NaN });
@@ -137,6 +151,7 @@ export function lightKeys(world: World): Record<string, string[]> {
     // The seed decides how the towns grow from here on: the towns' script state.
     'script:towns': [`seed ${world.seed}`],
     ids: [`${world.ids.next} ${world.ids.free.join(',')}`],
+    ...passengerKeys(world),
   };
 }
 
@@ -148,6 +163,9 @@ export function lightParts(world: World): Record<string, string> {
     loan: digest(keys.loan![0]!),
     lines: digest(keys.lines!.join('\n')),
     vehicles: orderFreeSum(keys.vehicles!),
+    onboard: orderFreeSum(keys.onboard!),
+    persons: orderFreeSum(keys.persons!),
+    stocks: orderFreeSum(keys.stocks!),
     'script:towns': digest(keys['script:towns']![0]!),
     ids: digest(keys.ids![0]!),
     freeq: freeqPart(world.ids),

@@ -51,7 +51,7 @@ export function createWorld(seed: number): World {
   }
   for (const c of centres) {
     const name = names.splice(rng.int(names.length), 1)[0]!;
-    const town = { id: allocateId(world.ids), name, x: c.x, y: c.y, population: rng.range(200, 1_200) };
+    const town = { id: allocateId(world.ids), name, x: c.x, y: c.y, population: rng.range(200, 1_200), visitors: 0 };
     world.towns.set(town.id, town);
     for (const [dx, dy] of [[1, 0], [0, 1], [-1, 0], [0, -1]] as const) {
       const arm = rng.range(2_000, 5_000);
@@ -62,15 +62,15 @@ export function createWorld(seed: number): World {
   if (first !== undefined) {
     const file = 'station/street/bus_stop.con';
     const stops = [
-      { id: allocateId(world.ids), file, x: first.x + 1_000, y: first.y + 500, rot: 0 },
-      { id: allocateId(world.ids), file, x: first.x - 1_500, y: first.y - 2_500, rot: 90 },
+      { id: allocateId(world.ids), file, x: first.x + 1_000, y: first.y + 500, rot: 0, stock: 0 },
+      { id: allocateId(world.ids), file, x: first.x - 1_500, y: first.y - 2_500, rot: 90, stock: 0 },
     ];
     for (const s of stops) world.constructions.set(s.id, s);
     const lineId = allocateId(world.ids);
     world.lines.set(lineId, { id: lineId, key: `s:${lineId}`, kind: 'road', stops: stops.map((s) => s.id) });
     const busId = allocateId(world.ids);
     const model = 'vehicle/bus/city_bus.mdl';
-    world.vehicles.set(busId, { id: busId, key: `s:${busId}`, line: lineId, model, leg: 1, progress: 0 });
+    world.vehicles.set(busId, { id: busId, key: `s:${busId}`, line: lineId, model, leg: 1, progress: 0, onboard: 0 });
   }
   return world;
 }

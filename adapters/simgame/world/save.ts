@@ -57,6 +57,8 @@ const oneOf = <T extends string>(v: unknown, allowed: Readonly<Record<string, T>
   if (typeof v !== 'string' || !Object.hasOwn(allowed, v)) throw new Bad(`${what}: unknown value`);
   return v as T;
 };
+/** A count the first saves did not hold (passengers: world/passengers.ts): absent reads as 0, present is checked. */
+const count = (v: unknown, what: string): number => (v === undefined ? 0 : int(v, what, 0));
 const KEY = /^[A-Za-z0-9_.-]{1,40}:[0-9]{1,15}$/;
 
 function readWorld(raw: unknown): World {
@@ -108,6 +110,7 @@ function readWorld(raw: unknown): World {
     const c: Construction = {
       id: claim(o.id, 'construction'), file: str(o.file, 'construction.file'),
       x: int(o.x, 'construction.x'), y: int(o.y, 'construction.y'), rot: int(o.rot, 'construction.rot', 0),
+      stock: count(o.stock, 'construction.stock'),
     };
     if (!Object.hasOwn(CONSTRUCTIONS, c.file) || c.rot > 359) {
       throw new Bad(`construction ${c.id}: bad file or rotation`);
@@ -143,11 +146,13 @@ function readWorld(raw: unknown): World {
       model: str(o.model, 'vehicle.model'),
       leg: int(o.leg, 'vehicle.leg', 0),
       progress: int(o.progress, 'vehicle.progress', 0),
+      onboard: count(o.onboard, 'vehicle.onboard'),
     };
     const line = world.lines.get(v.line);
     if (line === undefined || VEHICLES[v.model]?.kind !== line.kind || v.leg >= line.stops.length) {
       throw new Bad(`vehicle ${v.key}: bad line, model or leg`);
     }
+    if (v.onboard > VEHICLES[v.model]!.capacity) throw new Bad(`vehicle ${v.key}: more passengers than it carries`);
     world.vehicles.set(v.id, v);
   }
   for (const r of list(w.towns, 'towns')) {
@@ -155,6 +160,7 @@ function readWorld(raw: unknown): World {
     const t: Town = {
       id: claim(o.id, 'town'), name: str(o.name, 'town.name'),
       x: int(o.x, 'town.x'), y: int(o.y, 'town.y'), population: int(o.population, 'town.population', 0),
+      visitors: count(o.visitors, 'town.visitors'),
     };
     world.towns.set(t.id, t);
   }

@@ -1,10 +1,13 @@
 // step: the simulated world advances one step (200 game-ms): vehicles drive their lines and earn
 // fares, maintenance and interest are booked, towns grow. Town growth draws from a generator seeded
 // by (world seed, time, town), never from the order of earlier draws (architecture.txt §7 item 3).
+// Passengers (the checksum parts stocks, onboard, persons; world/passengers.ts) gather at the stations, ride the
+// vehicles and stay in the town where they alight until they go home.
 import { planEdge, buildEdge } from './graph.ts';
 import { dist2, length } from './geometry.ts';
 import { hashInts, Rng } from './rng.ts';
-import { STEP, VEHICLES, type Point, type Town, type Vehicle, type World } from './types.ts';
+import { exchangePassengers, gatherAtStations, visitorsGoHome } from './passengers.ts';
+import { CATCHMENT_CM, STEP, VEHICLES, type Point, type Town, type Vehicle, type World } from './types.ts';
 
 /** Maintenance is booked every this many steps (5 game-s). */
 export const MAINTENANCE_EVERY = 25;
@@ -12,8 +15,6 @@ export const MAINTENANCE_EVERY = 25;
 export const GROWTH_EVERY = 50;
 
 const MAINTENANCE = { edge: 5, construction: 50, vehicle: 150 } as const;
-/** A town within this distance of a stop adds to the fare there. */
-const CATCHMENT_CM = 50_000;
 
 /** Eight directions as exact integer vectors (× 10 000), so no trigonometry decides a position. */
 const DIRECTIONS: readonly (readonly [number, number])[] = [
@@ -46,6 +47,7 @@ function drive(world: World, v: Vehicle): void {
     if (v.progress < leg) return;
     v.progress -= leg;
     world.money += type.fare + fareBonus(world, to);
+    exchangePassengers(world, v, world.constructions.get(line.stops[v.leg % n]!)!);
     v.leg = (v.leg + 1) % n;
   }
   v.progress = 0;
@@ -72,11 +74,13 @@ export function step(world: World): void {
   const n = world.time / STEP;
   for (const v of world.vehicles.values()) drive(world, v);
   if (n % MAINTENANCE_EVERY === MAINTENANCE_EVERY - 1) {
+    gatherAtStations(world);
     world.money -= world.edges.size * MAINTENANCE.edge + world.constructions.size * MAINTENANCE.construction +
       world.vehicles.size * MAINTENANCE.vehicle;
   }
   if (n % GROWTH_EVERY === GROWTH_EVERY - 1) {
     world.money -= Math.ceil(world.loan / 2_000);
+    visitorsGoHome(world);
     for (const town of world.towns.values()) grow(world, town);
   }
   world.time += STEP;

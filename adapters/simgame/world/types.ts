@@ -47,6 +47,8 @@ export interface Construction {
   y: number;
   /** Rotation in whole degrees, 0..359. */
   rot: number;
+  /** Passengers waiting at this station (always 0 at a construction that is no stop): the checksum part `stocks`. */
+  stock: number;
 }
 
 export interface Line {
@@ -68,6 +70,8 @@ export interface Vehicle {
   leg: number;
   /** Centimetres driven on the current leg. */
   progress: number;
+  /** Passengers aboard (at most the model's capacity): the checksum part `onboard`. */
+  onboard: number;
 }
 
 export interface Town {
@@ -76,6 +80,8 @@ export interface Town {
   x: number;
   y: number;
   population: number;
+  /** Persons a vehicle brought here from elsewhere, not yet gone home: the checksum part `persons`. */
+  visitors: number;
 }
 
 /**
@@ -126,14 +132,19 @@ export interface VehicleType {
   readonly speed: number;
   /** Fare earned at each stop. */
   readonly fare: number;
+  /** Passengers it carries at most. */
+  readonly capacity: number;
 }
 
 /** The vehicle models the world knows. */
 export const VEHICLES: Readonly<Record<string, VehicleType>> = {
-  'vehicle/bus/city_bus.mdl': { cost: 45_000, kind: 'road', speed: 300, fare: 1_500 },
-  'vehicle/bus/coach.mdl': { cost: 80_000, kind: 'road', speed: 450, fare: 2_500 },
-  'vehicle/train/regional.mdl': { cost: 400_000, kind: 'track', speed: 700, fare: 9_000 },
+  'vehicle/bus/city_bus.mdl': { cost: 45_000, kind: 'road', speed: 300, fare: 1_500, capacity: 40 },
+  'vehicle/bus/coach.mdl': { cost: 80_000, kind: 'road', speed: 450, fare: 2_500, capacity: 60 },
+  'vehicle/train/regional.mdl': { cost: 400_000, kind: 'track', speed: 700, fare: 9_000, capacity: 200 },
 };
+
+/** A town within this distance of a stop adds to the fare there, and its persons wait there (world/passengers.ts). */
+export const CATCHMENT_CM = 50_000;
 
 /** Cost per metre of new road / track. */
 export const COST_PER_M: Readonly<Record<EdgeKind, number>> = { road: 60, track: 120 };

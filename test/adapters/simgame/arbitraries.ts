@@ -102,7 +102,7 @@ export const ops = (maxLength: number): fc.Arbitrary<Op[]> => fc.array(rawOp, { 
 /** An empty world with one town at the origin (so growth meets the commands). */
 export function testWorld(seed: number): World {
   const w = emptyWorld(seed);
-  w.towns.set(1, { id: 1, name: 'Origin', x: 0, y: 0, population: 800 });
+  w.towns.set(1, { id: 1, name: 'Origin', x: 0, y: 0, population: 800, visitors: 0 });
   w.ids.next = 2;
   return w;
 }
