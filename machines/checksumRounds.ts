@@ -6,8 +6,10 @@
 // stamp, at the first host tick at which the previous one is complete (no overlap: a round still open when the timer
 // fires makes the next wait for the 10 s mark and the last report); Regular holds that round until every game
 // reported (then compare, Authority, the policy) or the round timeout (60 s: dropped, late reports ignored);
-// PausedRound holds the one round a pause asks at pauseAt, which does not hold up the timer. Verdicts and ReplayFailed
-// go to the policy at once; every host tick asks the policy whether a remembered decision is due.
+// PausedRound holds the one round a pause asks at pauseAt, which does not hold up the timer; a resync's verification
+// round drops a regular round still open from before the reload. Verdicts and ReplayFailed go to the policy at once;
+// the verdict book waits for the ready games of the last tick or leave only; every host tick asks the policy whether
+// a remembered decision is due and writes the no-overlap waits held for the once-a-minute log line.
 // The rules are machines/rules/checksum*.ts and verdictBook.ts; the steps machines/rules/checksumRoundSteps.ts.
 // Time: the named delays `checksumInterval` and `roundTimeout` on the actor's clock, and the `now` of each event.
 import { assign, enqueueActions, raise, setup } from 'xstate';
@@ -19,10 +21,12 @@ import {
   ROUND_TIMEOUT_SECONDS,
   askPaused,
   askRegular,
+  dropForVerification,
   dropRound,
   finishRound,
   gameLeft,
   policyTick,
+  readyGames,
   repairBegins,
   repairEnds,
   takeReplayFailed,
@@ -32,7 +36,9 @@ import {
   type ChecksumRoundsEmitted,
   type SessionGame,
   type Step,
+  waitsTick,
 } from './rules/checksumRoundSteps.ts';
+import { createWaits } from './rules/checksumWaits.ts';
 import { createVerdictBook } from './rules/verdictBook.ts';
 
 export type { ChecksumRoundsContext, ChecksumRoundsEmitted, SessionGame } from './rules/checksumRoundSteps.ts';
@@ -64,10 +70,15 @@ export type ChecksumRoundsEvent =
   | { type: 'repair.started'; now: number; byPolicy: boolean }
   /** The resync round ended (finished or failed). */
   | { type: 'repair.ended'; now: number }
-  /** The resync round's Verifying: a paused round at pauseAt, asked even when one was asked at that pauseAt before. */
+  /**
+   * The resync round's Verifying: a paused round at pauseAt, asked even when one was asked at that pauseAt before; a
+   * regular round still open is from before the reload and is dropped.
+   */
   | { type: 'verify.requested'; now: number; pauseAt: number }
   /** Internal: a round was asked; its region opens it. */
   | { type: 'regular.asked' }
+  /** Internal: the open regular round was dropped for a resync's verification round; its region closes it. */
+  | { type: 'regular.dropped' }
   | { type: 'paused.asked' }
   /** Internal: a host tick, after the context took its stamp and games. */
   | { type: 'schedule.tick' };
@@ -100,7 +111,7 @@ export const checksumRoundsMachine = setup({
   },
   actions: {
     observeNow: assign({ now: ({ context }, p: { now: number }) => Math.max(context.now, p.now) }),
-    noteTick: assign((_, p: Ev<'tick'>) => ({ at: p.at, games: p.games })),
+    noteTick: assign(({ context }, p: Ev<'tick'>) => ({ at: p.at, ...readyGames(context, p.games) })),
     noteRunning: assign((_, p: Ev<'session.running'>) => ({ running: true, speed: p.speed, pauseAt: undefined })),
     notePaused: assign((_, p: Ev<'session.paused'>) => ({ running: false, pauseAt: p.pauseAt })),
     noteOverdue: assign({ waits: ({ context }) => ({ ...context.waits, overdueSince: context.regular!.askedAt + context.intervalMs }) }),
@@ -118,6 +129,11 @@ export const checksumRoundsMachine = setup({
     finishPaused: enqueueActions(({ context, enqueue }) => apply(enqueue, finishRound(context, 'paused'))),
     dropRegular: enqueueActions(({ context, enqueue }) => apply(enqueue, dropRound(context, 'regular', context.roundTimeoutMs))),
     dropPaused: enqueueActions(({ context, enqueue }) => apply(enqueue, dropRound(context, 'paused', context.roundTimeoutMs))),
+    dropForVerification: enqueueActions(({ context, enqueue }) => {
+      if (!context.regular) return;
+      apply(enqueue, dropForVerification(context));
+      enqueue.raise({ type: 'regular.dropped' });
+    }),
     takeReport: assign(({ context }, p: Ev<'recv.ChecksumReport'>) => takeReport(context, p.from, p.payload)),
     takeVerdict: enqueueActions(({ context, enqueue }, p: Ev<'recv.ActionRefused'>) => apply(enqueue, takeVerdict(context, p.from, p.payload))),
     takeReplayFailed: enqueueActions(({ context, enqueue }, p: Ev<'recv.ReplayFailed'>) =>
@@ -125,6 +141,7 @@ export const checksumRoundsMachine = setup({
     ),
     gameLeft: assign(({ context }, p: Ev<'game.left'>) => gameLeft(context, p.id)),
     policyTick: enqueueActions(({ context, enqueue }) => apply(enqueue, policyTick(context))),
+    flushWaits: enqueueActions(({ context, enqueue }) => apply(enqueue, waitsTick(context))),
     repairStarted: enqueueActions(({ context, enqueue }, p: Ev<'repair.started'>) => apply(enqueue, repairBegins(context, p.byPolicy))),
     repairEnded: enqueueActions(({ context, enqueue }) => apply(enqueue, repairEnds(context))),
     /** After the tick's bookkeeping: the schedule sees the tick (a region's own `tick` would run before it). */
@@ -153,7 +170,7 @@ export const checksumRoundsMachine = setup({
     verdicts: createVerdictBook(),
     differingSince: {},
     notReady: {},
-    waits: { count: 0, longestMs: 0, from: undefined, loggedAt: undefined, overdueSince: undefined },
+    waits: createWaits(),
     ignoredReports: 0,
   }),
   initial: 'NotStarted',
@@ -189,6 +206,7 @@ export const checksumRoundsMachine = setup({
             { type: 'observeNow', params: ({ event }) => event },
             { type: 'noteTick', params: ({ event }) => event },
             'policyTick',
+            'flushWaits',
             'raiseScheduleTick',
           ],
         },
@@ -208,6 +226,7 @@ export const checksumRoundsMachine = setup({
         'verify.requested': {
           actions: [
             { type: 'observeNow', params: ({ event }) => event },
+            'dropForVerification',
             { type: 'notePaused', params: ({ event }) => ({ type: 'session.paused' as const, now: event.now, pauseAt: event.pauseAt }) },
             'askPaused',
           ],
@@ -250,9 +269,11 @@ export const checksumRoundsMachine = setup({
             Open: {
               description:
                 'Waits for the ChecksumReport of every game in context.regular.waiting (a game that leaves is no ' +
-                'longer waited for); after roundTimeout (60 s) the round is dropped and its late reports are ignored.',
+                'longer waited for); after roundTimeout (60 s) the round is dropped and its late reports are ignored. ' +
+                'A resync\'s verification round (verify.requested) drops it too (regular.dropped): it is from before the reload.',
               always: { guard: 'regularComplete', target: 'Idle', actions: 'finishRegular' },
               after: { roundTimeout: { target: 'Idle', actions: 'dropRegular' } },
+              on: { 'regular.dropped': 'Idle' },
             },
           },
         },

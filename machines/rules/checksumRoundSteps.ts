@@ -23,14 +23,13 @@ import {
   type PolicyState,
   type PolicyStep,
 } from './checksumPolicy.ts';
-import { createVerdictBook, recordVerdict, type VerdictBook } from './verdictBook.ts';
+import { flushWaits, noteAsked, type RoundWaits } from './checksumWaits.ts';
+import { createVerdictBook, readyChanged, recordVerdict, type VerdictBook } from './verdictBook.ts';
 
 /** How often a regular round is asked (checksum_seconds). */
 export const CHECKSUM_SECONDS = 5;
 /** A round not complete after this long is dropped (checksum_round_timeout_seconds). */
 export const ROUND_TIMEOUT_SECONDS = 60;
-/** The no-overlap log line is written at most this often (ms). */
-export const WAIT_LOG_EVERY_MS = 60_000;
 /** A part left out as notReady in every round for this long is logged once (ms). */
 export const NOT_READY_WARN_MS = DRIFT_LIMIT_MS;
 
@@ -95,7 +94,7 @@ export interface ChecksumRoundsContext {
   /** Part → since when some game leaves it out as notReady, and whether that was logged. */
   notReady: Readonly<Record<string, { since: number; warned: boolean }>>;
   /** No overlap: regular rounds that waited since the last log line. */
-  waits: { count: number; longestMs: number; from: number | undefined; loggedAt: number | undefined; overdueSince: number | undefined };
+  waits: RoundWaits;
   /** Reports of no open round (late, dropped, duplicate) ignored. */
   ignoredReports: number;
 }
@@ -106,7 +105,6 @@ export interface Step {
 }
 
 const nameOf = (context: ChecksumRoundsContext, id: number) => context.games.find((g) => g.id === id)?.name ?? `#${id}`;
-const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 /** Asks the next regular round at the future stamp: full (spread over the steps) or light. */
 export function askRegular(context: ChecksumRoundsContext): Step {
@@ -124,7 +122,9 @@ export function askRegular(context: ChecksumRoundsContext): Step {
   };
   const round = openRound(context, n, at, false, full, spread);
   const out: ChecksumRoundsEmitted[] = [{ type: 'send.ChecksumRequest', payload }];
-  return { patch: { nextN: n + 1, regularAsked: context.regularAsked + 1, regular: round, waits: noteWait(context, out) }, out };
+  const waited = noteAsked(context.waits, context.now);
+  if (waited.line !== undefined) out.push({ type: 'out.log', msg: waited.line });
+  return { patch: { nextN: n + 1, regularAsked: context.regularAsked + 1, regular: round, waits: waited.waits }, out };
 }
 
 /** Asks a paused round at pauseAt: full, hashed whole. */
@@ -143,21 +143,6 @@ function openRound(context: ChecksumRoundsContext, n: number, at: number, paused
   return { n, at, paused, full, ...(spread === undefined ? {} : { spread }), askedAt: context.now, waiting, reports: [], costs: [] };
 }
 
-/** No overlap: a round asked after the 5 s timer fired while the previous one was open counts as waited. */
-function noteWait(context: ChecksumRoundsContext, out: ChecksumRoundsEmitted[]): ChecksumRoundsContext['waits'] {
-  const w = context.waits;
-  if (w.overdueSince === undefined) return w;
-  const now = context.now;
-  const next = { count: w.count + 1, longestMs: Math.max(w.longestMs, now - w.overdueSince), from: w.from ?? w.overdueSince, loggedAt: w.loggedAt, overdueSince: undefined };
-  if (next.loggedAt !== undefined && now - next.loggedAt < WAIT_LOG_EVERY_MS) return next;
-  const s = Math.round((now - (next.loggedAt ?? next.from)) / 1000);
-  out.push({
-    type: 'out.log',
-    msg: `checksum: ${next.count} round(s) waited for the previous one in the last ${s} s (longest wait ${seconds(next.longestMs)} s)`,
-  });
-  return { count: 0, longestMs: 0, from: undefined, loggedAt: now, overdueSince: undefined };
-}
-
 /** Takes game `from`'s report into the open round it belongs to; anything else is ignored. */
 export function takeReport(context: ChecksumRoundsContext, from: number, payload: ChecksumReportPayload): Partial<ChecksumRoundsContext> {
   const key = context.regular?.n === payload.n ? 'regular' : context.paused?.n === payload.n ? 'paused' : undefined;
@@ -174,21 +159,51 @@ export function takeReport(context: ChecksumRoundsContext, from: number, payload
   return { [key]: { ...round, waiting: round.waiting.filter((id) => id !== from), reports: [...round.reports, report], costs } };
 }
 
-/** A game left: no open round waits for it any more. */
+/** A game left: no open round waits for it any more, nor the verdict book. */
 export function gameLeft(context: ChecksumRoundsContext, id: number): Partial<ChecksumRoundsContext> {
   const without = (r: OpenRound | undefined) => r && { ...r, waiting: r.waiting.filter((g) => g !== id) };
-  return { regular: without(context.regular), paused: without(context.paused), games: context.games.filter((g) => g.id !== id) };
+  return { regular: without(context.regular), paused: without(context.paused), ...readyGames(context, context.games.filter((g) => g.id !== id)) };
+}
+
+/**
+ * The ready games in the session's world by a tick or a leave. When the set changed, the verdict book stops waiting
+ * for a game no longer ready: an open action every remaining ready game answered alike closes (spec "Action verdicts":
+ * the verdicts of every ready game); one they answered differently asked for its repair when the difference came.
+ */
+export function readyGames(context: ChecksumRoundsContext, games: readonly SessionGame[]): Partial<ChecksumRoundsContext> {
+  const same = games.length === context.games.length && games.every((g, i) => g.id === context.games[i]!.id);
+  if (same || context.verdicts.open.size === 0) return { games };
+  return { games, verdicts: readyChanged(context.verdicts, games.map((g) => g.id)).book };
+}
+
+/** At a host tick: no-overlap waits held since the last line, once a minute has passed (rules/checksumWaits.ts). */
+export function waitsTick(context: ChecksumRoundsContext): Step {
+  const flushed = flushWaits(context.waits, context.now);
+  if (flushed.line === undefined) return { patch: {}, out: [] };
+  return { patch: { waits: flushed.waits }, out: [{ type: 'out.log', msg: flushed.line }] };
+}
+
+/**
+ * A resync's verification round drops a regular round still open from before the reload (spec "No overlap"). The
+ * resync holds the session paused from its pause to its verification and a regular round is asked only while the
+ * session runs, so any regular round open now was asked before the reload: its reports would be of the old worlds.
+ * The next regular round does not count as having waited for it (no-overlap log): the resync's pause held it up.
+ */
+export function dropForVerification(context: ChecksumRoundsContext): Step {
+  if (!context.regular) return { patch: {}, out: [] };
+  const step = dropRound(context, 'regular', context.now - context.regular.askedAt, 'the resync’s verification round');
+  return { patch: { ...step.patch, waits: { ...context.waits, overdueSince: undefined } }, out: step.out };
 }
 
 /** Drops an incomplete round: `checksum round <n> dropped: not reported by <names> after <s> s`; its late reports are ignored. */
-export function dropRound(context: ChecksumRoundsContext, key: 'regular' | 'paused', afterMs: number): Step {
+export function dropRound(context: ChecksumRoundsContext, key: 'regular' | 'paused', afterMs: number, cause?: string): Step {
   const round = context[key]!;
   const names = round.waiting.map((id) => nameOf(context, id)).join(', ');
   const s = Math.round(afterMs / 1000);
   return {
     patch: { [key]: undefined },
     out: [
-      { type: 'out.log', level: 'warn', msg: `checksum round ${round.n} dropped: not reported by ${names} after ${s} s`, n: round.n },
+      { type: 'out.log', level: 'warn', msg: `checksum round ${round.n} dropped: not reported by ${names} after ${s} s`, n: round.n, ...(cause ? { cause } : {}) },
       { type: 'out.roundEnded', n: round.n, paused: round.paused, result: 'dropped', differences: [] },
     ],
   };

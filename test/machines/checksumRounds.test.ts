@@ -3,56 +3,8 @@
 // the 10 s mark of an overdue round, the 60 s drop of a regular and of a paused round), the requests it asks and
 // what it logs in the spec's words. Model paths are in checksumRoundsModel.test.ts.
 import { describe, expect, it } from 'vitest';
-import { createActor, SimulatedClock } from 'xstate';
-import { checksumRoundsMachine, type ChecksumRoundsEmitted, type ChecksumRoundsEvent, type ChecksumRoundsInput } from '../../machines/checksumRounds.ts';
-import type { ChecksumReportPayload } from '../../protocol/messages/index.ts';
-
-const GAMES = [
-  { id: 0, name: 'host' },
-  { id: 1, name: 'bo' },
-];
-
-function startChart(input: ChecksumRoundsInput = {}) {
-  const clock = new SimulatedClock();
-  const out: ChecksumRoundsEmitted[] = [];
-  const actor = createActor(checksumRoundsMachine, { clock, input, systemId: 'checksumRounds' });
-  actor.on('*', (e) => out.push(e as ChecksumRoundsEmitted));
-  actor.start();
-  let at = 10_000;
-  const h = {
-    actor,
-    clock,
-    out,
-    games: GAMES,
-    value: () => actor.getSnapshot().value,
-    context: () => actor.getSnapshot().context,
-    send: (e: ChecksumRoundsEvent) => actor.send(e),
-    /** A host tick with the future stamp `at` (moving on one step a tick unless given). */
-    tick(stamp?: number) {
-      at = stamp ?? at + 200;
-      actor.send({ type: 'tick', now: clock.now(), at, games: h.games });
-    },
-    /** Advances the clock by `ms` in host ticks of 100 ms. */
-    run(ms: number) {
-      for (let k = 0; k < ms / 100; k++) {
-        clock.increment(100);
-        h.tick();
-      }
-    },
-    start() {
-      h.tick();
-      actor.send({ type: 'session.running', now: clock.now(), speed: 2 });
-    },
-    report(from: number, n: number, parts: Record<string, string | number>, extra: Partial<ChecksumReportPayload> = {}) {
-      const round = [h.context().regular, h.context().paused].find((r) => r?.n === n);
-      actor.send({ type: 'recv.ChecksumReport', now: clock.now(), from, payload: { n, time: round?.at ?? 0, parts, ...extra } });
-    },
-    requests: () => out.flatMap((e) => (e.type === 'send.ChecksumRequest' ? [e.payload] : [])),
-    logs: () => out.flatMap((e) => (e.type === 'out.log' ? [e.msg] : [])),
-    repairs: () => out.flatMap((e) => (e.type === 'out.repairRequested' ? [e.reason] : [])),
-  };
-  return h;
-}
+import { checksumRoundsMachine } from '../../machines/checksumRounds.ts';
+import { GAMES, startChart } from './checksumHarness.ts';
 
 const same = { money: 'm', edges: 'e', vehicles: 'v' };
 

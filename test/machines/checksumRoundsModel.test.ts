@@ -1,7 +1,8 @@
 // Model paths of the checksum-rounds chart (machines/checksumRounds.ts) from xstate/graph: every edge of the model
 // (the shortest path to its source, then its event) replayed on a live actor, comparing the state the model says with
 // the one the actor reaches; every transition of the chart taken, the eventless ones (a round complete) included, and
-// floors on what the replays emitted (requests; rounds identical, different, time_skew and dropped).
+// floors on what the replays emitted (requests; rounds identical, different, time_skew and dropped, by the timeout and
+// by a resync's verification round).
 // A delayed transition is replayed by sending its `xstate.after.*` event: the timeouts themselves run on the
 // simulated clock in checksumRounds.test.ts.
 import { describe, expect, it } from 'vitest';
@@ -37,6 +38,7 @@ const modelEvents: ChecksumRoundsEvent[] = [
   { type: 'session.paused', now: 1, pauseAt: 4_000 },
   { type: 'session.paused', now: 1, pauseAt: 6_000 },
   { type: 'game.left', now: 1, id: 1 },
+  { type: 'verify.requested', now: 1, pauseAt: 7_000 }, // a resync's verification round (drops an open regular one)
   ...[1, 2].flatMap((n) => [report(0, n, 5_000), report(1, n, 5_000)]),
   report(1, 2, 5_000, true),
   report(0, 1, 4_000), // a paused round 1 at 4 000, or a regular round 1 reported at another time (time_skew)
@@ -93,6 +95,7 @@ describe('checksum rounds: model paths (xstate/graph)', () => {
         'Started.Schedule.Due --schedule.tick--> Started.Schedule.Counting',
         'Started.Regular.Idle --regular.asked--> Started.Regular.Open',
         'Started.Regular.Open --roundTimeout --> Started.Regular.Idle',
+        'Started.Regular.Open --regular.dropped--> Started.Regular.Idle',
         'Started.PausedRound.Idle --paused.asked--> Started.PausedRound.Open',
         'Started.PausedRound.Open --roundTimeout --> Started.PausedRound.Idle',
       ].sort(),
@@ -122,7 +125,12 @@ describe('checksum rounds: model paths (xstate/graph)', () => {
         if (a && a !== b) moves.add(`${b} --${edge.event.type.startsWith('xstate.after') ? 'after' : edge.event.type}--> ${a}`);
       }
       for (const o of p.out.slice(seen)) {
-        const key = o.type === 'out.roundEnded' ? `roundEnded:${o.result}:${o.paused ? 'paused' : 'regular'}` : o.type;
+        const key =
+          o.type === 'out.roundEnded'
+            ? `roundEnded:${o.result}:${o.paused ? 'paused' : 'regular'}`
+            : o.type === 'out.log' && o.cause !== undefined
+              ? 'dropped for the verification'
+              : o.type;
         counts[key] = (counts[key] ?? 0) + 1;
       }
       p.actor.stop();
@@ -146,6 +154,8 @@ describe('checksum rounds: model paths (xstate/graph)', () => {
       'Started.PausedRound.Open --recv.ChecksumReport--> Started.PausedRound.Idle',
       'Started.PausedRound.Open --game.left--> Started.PausedRound.Idle',
       'Started.Regular.Open --after--> Started.Regular.Idle',
+      'Started.Regular.Open --verify.requested--> Started.Regular.Idle',
+      'Started.PausedRound.Idle --verify.requested--> Started.PausedRound.Open',
       'Started.PausedRound.Open --after--> Started.PausedRound.Idle',
       'Started.Schedule.Counting --after--> Started.Schedule.Overdue',
       'Started.Schedule.Counting --after--> Started.Schedule.Due',
@@ -162,6 +172,7 @@ describe('checksum rounds: model paths (xstate/graph)', () => {
     expect(counts['roundEnded:time_skew:regular']).toBeGreaterThanOrEqual(5);
     expect(counts['roundEnded:dropped:regular']).toBeGreaterThanOrEqual(5);
     expect(counts['roundEnded:dropped:paused']).toBeGreaterThanOrEqual(5);
+    expect(counts['dropped for the verification']).toBeGreaterThanOrEqual(100);
     expect(counts['roundEnded:time_skew:paused']).toBeGreaterThanOrEqual(5);
     expect(counts['roundEnded:identical:paused']).toBeGreaterThanOrEqual(5);
   });

@@ -44,8 +44,15 @@ describe('chunk sizing', () => {
   });
 
   it('the chunk stays within 50..4000 and within the budget unless the floor forbids it (random costs)', () => {
+    // Costs of one regime a run: any (1 ns..10 ms an entity), cheap (the chunk climbs to 4000), dear (down to 50), or
+    // cheap and dear mixed (up and down).
+    const cost = (min: number, max: number) => fc.tuple(fc.integer({ min: 0, max: 3 }), fc.double({ min, max, noNaN: true }));
+    const [any, cheap, dear] = [cost(1, 1e7), cost(100, 3_000), cost(240_000, 1e7)];
+    const runs = fc.oneof(...[any, cheap, dear, fc.oneof(cheap, dear)].map((c) => fc.array(c, { minLength: 1, maxLength: 60 })));
+    // Coverage: sizing steps that grew, were held to twice the last, shrank, stayed, and hit 50 and 4000.
+    const seen = { grew: 0, cappedAtTwice: 0, shrank: 0, unchanged: 0, atMin: 0, atMax: 0 };
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.double({ min: 1, max: 1e7, noNaN: true })), { minLength: 1, maxLength: 60 }), (costs) => {
+      fc.property(runs, (costs) => {
         let s = createChunkSizing();
         for (const [game, ns] of costs) {
           const last = s.chunk;
@@ -54,10 +61,24 @@ describe('chunk sizing', () => {
           expect(s.chunk).toBeLessThanOrEqual(Math.min(MAX_CHUNK, 2 * last));
           const worst = Math.max(...[...s.costs.values()].flat());
           if (s.chunk > MIN_CHUNK) expect(s.chunk * worst).toBeLessThanOrEqual(CHUNK_BUDGET_NS);
+          if (s.chunk > last) seen.grew++;
+          if (s.chunk === 2 * last && Math.floor(CHUNK_BUDGET_NS / worst) > 2 * last) seen.cappedAtTwice++;
+          if (s.chunk < last) seen.shrank++;
+          if (s.chunk === last) seen.unchanged++;
+          if (s.chunk === MIN_CHUNK && last !== MIN_CHUNK) seen.atMin++;
+          if (s.chunk === MAX_CHUNK && last !== MAX_CHUNK) seen.atMax++;
         }
       }),
       { numRuns: 200, seed: 4000 },
     );
+    // Floors, about half of what seed 4000 reaches in 200 runs (295 grew, 265 held to twice, 153 shrank, 768 stayed,
+    // 138 hit 50, 29 hit 4000).
+    expect(seen.grew).toBeGreaterThanOrEqual(150);
+    expect(seen.cappedAtTwice).toBeGreaterThanOrEqual(130);
+    expect(seen.shrank).toBeGreaterThanOrEqual(75);
+    expect(seen.unchanged).toBeGreaterThanOrEqual(380);
+    expect(seen.atMin).toBeGreaterThanOrEqual(70);
+    expect(seen.atMax).toBeGreaterThanOrEqual(15);
   });
 
   it('spread is the game speed, 1..4 steps', () => {
