@@ -3,8 +3,9 @@
 // its own cap). The real HostSession with its lockstep, checksum rounds and resync actor; players alice (the repair
 // source, resync-source-1) and bob; scripted games on in-memory file links. The host's game applied an action partly,
 // so a round asks alice for her save.
-//  - alice's launcher (adapters/launcher/repairSource.ts) uploads an 8 MiB save, paced by its write queue: far
-//    faster than the host's 1 MiB per second, and it is not closed for flood; the round is verified;
+//  - alice's launcher (adapters/launcher/repairSource.ts) uploads an 8 MiB save, paced by its write queue; every
+//    chunk frame is given back to the connection's rate buckets, it is not closed for flood, and the round is
+//    verified (the time it took is printed, not asserted);
 //  - ResyncUpload frames the host did not ask for (no round, or from another player than the source) still count:
 //    the sender is kicked for flood;
 //  - the exemption's own cap: each index of the declared count once; a repeated index counts again (flood).
@@ -76,6 +77,15 @@ async function session(name: string, o: { aliceWorld: Buffer; upload: boolean })
   const hostSaves = join(root, name, 'host');
   mkdirSync(hostSaves, { recursive: true });
   const listener = await listenTcp({ host: '127.0.0.1', port: 0, clock, log });
+  // Every frame the host gives back to a connection's rate buckets (Connection.uncount), as it returned true.
+  const givenBack: number[] = [];
+  const onConnection = listener.onConnection.bind(listener);
+  listener.onConnection = (handler) =>
+    onConnection((conn) => {
+      const uncount = conn.uncount?.bind(conn);
+      if (uncount) conn.uncount = (bytes) => (uncount(bytes) ? (givenBack.push(bytes), true) : false);
+      handler(conn);
+    });
   const hostLink = await openMemoryGameLink(fs, '/s/host', { name: 'host', id: 0, role: 'host' }, { clock });
   const host = new HostSession({ hostName: 'host', key: KEY }, { crypto: nodeCrypto, clock, wallClock: () => clock.now(), log, localGame: gameForwarder(hostLink, log) });
   host.attach(listener);
@@ -135,7 +145,7 @@ async function session(name: string, o: { aliceWorld: Buffer; upload: boolean })
     host.stop('test over');
     await listener.close('test over');
   };
-  return { logs, host, resync, hostGame, alice, bob, startRepair, uploading, gone, close };
+  return { logs, host, resync, hostGame, alice, bob, startRepair, uploading, gone, close, givenBack };
 }
 
 /** A ResyncUpload payload of round `id`: chunk `index` of `count`, 256 KiB of `data`. */
@@ -154,7 +164,7 @@ describe('uploadFrameBound', () => {
 });
 
 describe('a repair source uploads its save over TCP', () => {
-  it('uploads 8 MiB far faster than 1 MiB/s and 400 ms a chunk, without a flood; the round is verified', async () => {
+  it('uploads 8 MiB without a flood, every chunk frame given back to the rate buckets; the round is verified', async () => {
     const world = randomBytes(8 * 1_048_576);
     const s = await session('fast', { aliceWorld: world, upload: true });
     const started = Date.now();
@@ -166,12 +176,14 @@ describe('a repair source uploads its save over TCP', () => {
     for (const game of [s.hostGame, s.alice.game, s.bob.game]) expect(digest(game.content)).toBe(digest(world));
     const uploaded = s.logs.find((l) => l.msg === 'resync 1: save uploaded to the host');
     expect(uploaded).toMatchObject({ bytes: world.length, chunks: 32 });
-    // The old pacing took 31 × 400 ms = 12.4 s for the upload alone; at 1 MiB/s it would take 8 s. Both are far off.
-    expect(uploaded!.ms as number).toBeLessThan(4000);
-    // The whole round (pause, save, upload, transfer, loads, verification) takes less than the old upload alone.
-    expect(roundMs).toBeLessThan(400 * 31);
+    // The exemption, whatever the speed: each of the 32 chunk frames was given back once (its base64 is 4/3 of the
+    // data), so the upload cost the connection's 1 MiB/s nothing.
+    expect(s.givenBack).toHaveLength(32);
+    expect(s.givenBack.reduce((a, b) => a + b, 0)).toBeGreaterThan((world.length * 4) / 3);
     expect(s.logs.filter((l) => l.msg === 'limit exceeded')).toEqual([]);
     expect(s.logs.filter((l) => l.msg === 'connection closed' && l.reason === 'flood')).toEqual([]);
+    // Its speed is measured, not asserted (the old pacing of 400 ms a chunk took 12.4 s for the upload alone).
+    console.log(`resyncUploadTcp: 8 MiB uploaded in ${uploaded!.ms as number} ms, the whole round in ${roundMs} ms`);
     await s.close();
   }, 90_000);
 });
