@@ -185,9 +185,11 @@ export const lockstepActions = {
     if (p.held && context.stampsHeld !== true) apply(enqueue, steps.closeParkedBuilds(context));
     enqueue.assign({ stampsHeld: p.held });
   }),
-  movePause: assign(({ context }, p: { pauseAt: number }) =>
-    context.session.pauseAt === undefined ? {} : { session: { ...context.session, pauseAt: p.pauseAt } },
-  ),
+  // A Hello of a resync load moved pauseAt: the pause order is told (it drops the old world's floor).
+  movePause: enqueueActions(({ context, enqueue }, p: { pauseAt: number }) => {
+    if (context.session.pauseAt !== undefined) enqueue.assign({ session: { ...context.session, pauseAt: p.pauseAt } });
+    enqueue.sendTo('pauseOrder', { type: 'world.loaded' });
+  }),
   /** After the pause order's flush: the Session (every clock first at a start) and its log line. */
   announce: enqueueActions(({ enqueue, self }, p: { replay: boolean; log: LogEntry }) =>
     enqueue.sendTo(self as Self, { type: 'session.announce', ...p }),

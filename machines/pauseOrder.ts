@@ -43,7 +43,13 @@ export type PauseOrderEvent =
   /** The session stands still (a pause, or a start paused). */
   | { type: 'session.paused' }
   /** A host tick while paused: each game's reported stop (id, t) and the ids of the ready pacing games. */
-  | { type: 'tick'; stops: readonly (readonly [number, number])[]; pacing: readonly number[] };
+  | { type: 'tick'; stops: readonly (readonly [number, number])[]; pacing: readonly number[] }
+  /**
+   * A resync round's load replaced the world (a Hello of the load moved pauseAt; spec "The pause after the load"):
+   * the floor of the old world's flushes is dropped (the next flush may be stamped below it, where the loaded games
+   * stand), and the stops noted describe the world replaced. What is held stays held.
+   */
+  | { type: 'world.loaded' };
 
 export interface PauseOrderContext extends PauseOrder {
   /** While paused: the ready pacing games whose `stop` the pause order has not seen (as of the last tick). */
@@ -91,6 +97,7 @@ export const pauseOrderMachine = setup({
       return ready.ready ? { waitingFor: [], furthestStop: ready.furthestStop } : { waitingFor: ready.waitingFor, furthestStop: undefined };
     }),
     forgetStops: assign({ waitingFor: [], furthestStop: undefined }),
+    dropFloor: assign({ floor: undefined }),
   },
 }).createMachine({
   id: 'pauseOrder',
@@ -101,6 +108,7 @@ export const pauseOrderMachine = setup({
     ...createPauseOrder(),
     parent: input.parent,
   }),
+  on: { 'world.loaded': { actions: ['dropFloor', 'forgetStops'] } },
   initial: 'NotStarted',
   states: {
     NotStarted: {

@@ -92,7 +92,7 @@ export const resyncMachine = setup({
       speedBefore: context.speed,
       speed: 0,
       waitingFor: [],
-      outsiders: [],
+      inWorld: [],
       pauseReported: false,
       source: HOST_GAME,
       participants: [],
@@ -104,7 +104,7 @@ export const resyncMachine = setup({
       failure: undefined,
     })),
     startQueuedRound: assign(({ context }) => ({ queued: [], reason: context.queuedReason })),
-    notePause: assign((_, p: Ev<'pause.progress'>) => ({ waitingFor: [...p.waitingFor], outsiders: [...(p.outsiders ?? [])], pauseReported: true })),
+    notePause: assign((_, p: Ev<'pause.progress'>) => ({ waitingFor: [...p.waitingFor], inWorld: [...p.inWorld], pauseReported: true })),
     progress: emit(({ context }, p: { state: ResyncProgressState }) => ({
       type: 'out.progress' as const,
       id: context.id,
@@ -116,7 +116,7 @@ export const resyncMachine = setup({
     })),
     emitPause: emit(({ context }) => ({ type: 'out.pause' as const, id: context.id })),
     askSave: enqueueActions(({ context, enqueue }) => {
-      const { source, warning } = chooseSource(context.players, context.marked, context.hostReloads, context.outsiders);
+      const { source, warning } = chooseSource(context.players, context.marked, context.hostReloads, context.inWorld);
       enqueue.assign({ source });
       if (warning) enqueue.emit({ type: 'out.sourceWarning', id: context.id, text: warning });
       enqueue.emit({ type: 'out.save', id: context.id, to: source, name: resyncSaveName(context.id) });
@@ -181,7 +181,7 @@ export const resyncMachine = setup({
     reason: '',
     speedBefore: 0,
     waitingFor: [],
-    outsiders: [],
+    inWorld: [],
     pauseReported: false,
     source: HOST_GAME,
     participants: [],
@@ -266,7 +266,8 @@ export const resyncMachine = setup({
         },
         Saving: {
           description:
-            "Waits on the saving game (context.source: 0 = the host's own game, else the repair source player) for " +
+            "Waits on the saving game (context.source: 0 = the host's own game, else the repair source: the first " +
+            "player in context.inWorld, not marked, capable) for " +
             'its SaveDone, then, from a repair source, for its upload; fails after 180 s (180 + 600 s with a repair ' +
             'source), on a failed save, or when the source leaves.',
           entry: [{ type: 'progress', params: { state: 'Saving' } }, 'askSave'],

@@ -29,11 +29,17 @@ export type ResyncEvent =
   | { type: 'player.left'; id: number }
   /** A game reported an action `partial`: its world may be partly built (spec "Repair source"). */
   | { type: 'game.partial'; id: number }
-  /** Pausing: the ready games in the session's world that do not yet stand at pauseAt with speed 0. */
-  /** outsiders: the ready games not in the session's world (they cannot be the repair source). */
-  | { type: 'pause.progress'; waitingFor: readonly number[]; outsiders?: readonly number[] }
+  /**
+   * Pausing: `waitingFor`, the ready games in the session's world that do not yet stand at pauseAt with speed 0;
+   * `inWorld`, the players whose game is ready in the session's world (said Hello, not an outsider): the only ones
+   * that may be the repair source. A player missing from it (its game has not said Hello yet, an outsider) is not.
+   */
+  | { type: 'pause.progress'; waitingFor: readonly number[]; inWorld: readonly number[] }
   | { type: 'recv.SaveDone'; from: number; id: number; ok: boolean; detail?: string }
-  /** The repair source's upload arrived whole, matched its SHA-256 and was written as feverlink3-resync-<id>.sav. */
+  /**
+   * The repair source's upload arrived whole, matched its SHA-256 and was written where the host's game loads the
+   * round's save (its savegame folder, under the round's save name: docs/DECISIONS.md).
+   */
   | { type: 'source.uploaded'; id: number }
   /** resync_file_ready: the launcher read the file; the players present now are the participants. */
   | { type: 'cmd.fileReady'; id: number; sha256: string; bytes: number }
@@ -107,8 +113,8 @@ export interface RoundContext {
   speedBefore: number;
   /** Pausing: who the pause still waits for, and whether the session reported at all. */
   waitingFor: number[];
-  /** The ready games outside the session's world at the last pause.progress of this round (never the source). */
-  outsiders: number[];
+  /** The players ready in the session's world at the last pause.progress of this round (the source is one of them). */
+  inWorld: number[];
   pauseReported: boolean;
   /** Saving: the game that saves (0 or the repair source). */
   source: number;

@@ -103,6 +103,13 @@ export interface HostResync {
   start(reason: string): void;
   /** A round runs (the host's pause and speed are ignored then: spec "Resync round"). */
   running(): boolean;
+  /**
+   * The host's own pause and set_speed (its terminal, its window): while a round runs they are ignored and logged
+   * (`resync <id>: ignored the host's pause during a round`, `… the host's speed during a round`: the chart decides);
+   * between rounds they go to the lockstep. False when ignored.
+   */
+  hostPause(): boolean;
+  hostSpeed(speed: number): boolean;
   status(): ResyncStatus;
   stop(): void;
 }
@@ -402,7 +409,10 @@ export function attachResync(
       outsidersLogged = id;
       log({ msg: `resync ${id}: pause ${pauseAt} waits only for the games in the session's world; not for ${namesOf(outsiders, players)}` });
     }
-    actor.send({ type: 'pause.progress', waitingFor, outsiders });
+    // The repair source is one of these: a player whose game said Hello and holds the session's world (a joiner whose
+    // game has not said Hello yet is in no list here, an outsider only in `outsiders`).
+    const inWorld = games.filter((g) => g.hasWorld && g.id !== HOST_GAME).map((g) => g.id);
+    actor.send({ type: 'pause.progress', waitingFor, inWorld });
   };
   actor.start();
   const stopTicks = startTicker(clock, log, 'resync tick', options.tickMs ?? 100, tick);
@@ -414,6 +424,16 @@ export function attachResync(
       actor.send({ type: 'cmd.start', reason });
     },
     running: inRound,
+    hostPause: () => {
+      if (inRound()) return actor.send({ type: 'cmd.pause' }), false;
+      lockstep.pause();
+      return true;
+    },
+    hostSpeed: (speed) => {
+      if (inRound()) return actor.send({ type: 'cmd.setSpeed', speed }), false;
+      lockstep.speed(speed);
+      return true;
+    },
     status: () => {
       const progress = transfer?.progress() ?? lastTransfer;
       return structuredClone({ ...status, ...(progress ? { transfer: progress } : {}) });

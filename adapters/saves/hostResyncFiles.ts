@@ -2,7 +2,9 @@
 // into `savesDir` under the round's name; this reads it for resync_file_ready (SHA-256 and length, streamed:
 // hashFile.ts) and streams it to the participants with SaveSender (each chunk sealed once with the session's one
 // counter, the fast base64 port, a spool in `savesDir` for a lagging participant). A repair source's upload
-// (ResyncUpload) is received into `savesDir` under the round's name by a SaveReceiver (spec "Repair source").
+// (ResyncUpload) is received into `savesDir` by a SaveReceiver (spec "Repair source") under the round's save name:
+// the file the host's game loads by that name (`feverlink3-resync-<id>.sav` for an engine that adds `.sav` to a save's
+// name, as the spec's game does; the simulated game adds nothing: docs/DECISIONS.md), the file `digest` announces.
 import { join } from 'node:path';
 import type { ConnectionHandle } from '../../actors/connectionActor.ts';
 import type { ResyncFiles, ResyncTransfer } from '../../actors/host/resync.ts';

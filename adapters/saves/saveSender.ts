@@ -3,15 +3,15 @@
 // Each chunk is read once, hashed (the incremental SHA-256 must match the announced one), encoded through the fast
 // base64 port, sealed ONCE with the host's one counter, and the same frame bytes go to every participant.
 //
-// Slow participants (docs: /tmp/resync-decisions.md "A slow participant"): each participant has its own cursor and
-// is written to only while its connection's queue holds less than `queueBudget` (default 4 MiB, half the
-// transport's 8 MiB bound, so our chunks never make the transport close it for a full queue). The sealed frames live
-// in a shared window of `windowChunks` (16: ~5.6 MiB); the fastest participant paces the reading. A frame leaving the
-// window that a lagging participant still needs is written once to a spool file (the same sealed bytes) and that
-// participant reads it back from there, so a slow participant never holds the others back by more than the window,
-// and memory stays bounded whatever the lag. One that stops reading is closed by the transport's own 10 s write
-// timeout; the session then removes it. Nothing here blocks the event loop: every read and write is awaited, and a
-// participant with a full queue is retried after `pollMs` on the injected clock.
+// Slow participants (docs/DECISIONS.md "Save transfer: a window of sealed frames, per-participant cursors, and a
+// spool"): each participant has its own cursor and is written to only while its connection's queue holds less than
+// `queueBudget` (default 4 MiB, half the transport's 8 MiB bound, so our chunks never make the transport close it for a
+// full queue). The sealed frames live in a shared window of `windowChunks` (16: ~5.6 MiB); the fastest participant
+// paces the reading. A frame leaving the window that a lagging participant still needs is written once to a spool file
+// (the same sealed bytes) and that participant reads it back from there, so a slow participant never holds the others
+// back by more than the window, and memory stays bounded whatever the lag. One that stops reading is closed by the
+// transport's own 10 s write timeout; the session then removes it. Nothing here blocks the event loop: every read and
+// write is awaited, and a participant with a full queue is retried after `pollMs` on the injected clock.
 import { createHash } from 'node:crypto';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';

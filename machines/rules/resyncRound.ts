@@ -16,14 +16,14 @@ export const RESYNC_TIMEOUTS = {
 /** The host's own game is player 0. */
 export const HOST_GAME = 0;
 
-/** The name every game saves and loads the round's world as (ResyncSave / ResyncLoad `name`). */
+/**
+ * The name every game saves and loads the round's world as (ResyncSave / ResyncLoad `name`). It is also the file a
+ * launcher writes a received save to in the game's savegame folder, the player's chunks and the repair source's
+ * upload alike: the file of the save a game loads by that name (spec "Repair source": `feverlink3-resync-<id>.sav`
+ * is that file for an engine that adds `.sav` to a save's name; the simulated game adds nothing; docs/DECISIONS.md).
+ */
 export function resyncSaveName(id: number): string {
   return `feverlink3-resync-${id}`;
-}
-
-/** The file the host's launcher writes a repair source's upload to (spec "Repair source"). */
-export function sourceSaveFile(id: number): string {
-  return `feverlink3-resync-${id}.sav`;
 }
 
 /** What the round knows of a connected player (the roster the session feeds it). */
@@ -43,28 +43,30 @@ export function namesOf(ids: readonly number[], players: readonly RoundPlayer[])
 
 /**
  * The game whose save the round copies (spec "Repair source"): the host's (0) unless the host's game is marked
- * partial; then the first player, in roster order, that is not marked, is capable and is in the session's world (not
- * an outsider: copying its own world would lose the session's; docs/DECISIONS.md). A host that does not reload
- * always copies its own world. `warning` is set when the host's world is copied although it is marked.
+ * partial; then the first player, in roster order, that is ready in the session's world (`inWorld`: its game said
+ * Hello and is no outsider; copying an outsider's world would lose the session's, and a game that has not said Hello
+ * has no world of the session yet), is not marked and is capable. A host that does not reload always copies its own
+ * world. `warning` is set when the host's world is copied although it is marked.
  */
 export function chooseSource(
   players: readonly RoundPlayer[],
   marked: readonly number[],
   hostReloads: boolean,
-  outsiders: readonly number[] = [],
+  inWorld: readonly number[],
 ): { source: number; warning?: string } {
   if (!marked.includes(HOST_GAME)) return { source: HOST_GAME };
+  const unmarked = players.filter((p) => !marked.includes(p.id));
   const why = !hostReloads
     ? 'the host does not reload'
     : players.length === 0
       ? 'no player is connected'
-      : players.every((p) => marked.includes(p.id))
+      : unmarked.length === 0
         ? 'every game is marked partial'
-        : players.every((p) => marked.includes(p.id) || outsiders.includes(p.id))
-          ? "no unmarked player holds the session's world"
+        : unmarked.every((p) => !inWorld.includes(p.id))
+          ? "no unmarked player is ready in the session's world"
           : 'no unmarked player can send its save (resync-source-1)';
   if (hostReloads) {
-    const source = players.find((p) => !marked.includes(p.id) && !outsiders.includes(p.id) && p.capable);
+    const source = unmarked.find((p) => inWorld.includes(p.id) && p.capable);
     if (source) return { source: source.id };
   }
   return {

@@ -5,7 +5,7 @@
 // stays paused).
 import { SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { attachResync, type ResyncFiles } from '../../actors/host/resync.ts';
+import { attachResync, RESYNC_SOURCE_CAPABILITY, type ResyncFiles } from '../../actors/host/resync.ts';
 import type { HostChecksums } from '../../actors/host/checksums.ts';
 import type { HostLockstep } from '../../actors/host/hostLockstep.ts';
 import type { HostNotice, HostSession } from '../../actors/host/hostSession.ts';
@@ -23,9 +23,13 @@ function rig() {
   let pauseAt: number | undefined;
   let speed = 2;
   const clocks: Record<number, { t: number; speed: number }> = { 0: { t: 1000, speed: 2 }, 1: { t: 1000, speed: 2 } };
+  /** Games that have not said Hello yet (the lockstep's ready flag). */
+  const unready = new Set<number>();
   const lockstepContext = () => ({
     session: { started: true, speed, lead: 2, ...(pauseAt === undefined ? {} : { pauseAt }) },
-    games: Object.fromEntries(Object.entries(clocks).map(([id, c]) => [id, { id: Number(id), ready: true, hasWorld: true, advancedAt: 0, clock: c }])),
+    games: Object.fromEntries(
+      Object.entries(clocks).map(([id, c]) => [id, { id: Number(id), ready: !unready.has(Number(id)), hasWorld: true, advancedAt: 0, clock: c }]),
+    ),
   });
   const host: Record<string, unknown> = {
     on: (l: (n: HostNotice) => void) => (listeners.add(l), () => listeners.delete(l)),
@@ -84,7 +88,7 @@ function rig() {
   const tick = () => clock.increment(100);
   const flush = () => new Promise((r) => setTimeout(r, 0));
   return {
-    clock, logs, sent, chats, held, released, speeds, stamps, repairs, resync, notify, tick, flush, clocks,
+    clock, logs, sent, chats, held, released, speeds, stamps, repairs, resync, notify, tick, flush, clocks, unready,
     pauseAt: () => pauseAt,
     request: (reason: string) => requestRepair(reason),
     verify: () => verifyDone,
@@ -177,6 +181,41 @@ describe('the host resync actor', () => {
     const warning = "the host's world is copied although an action was applied partly on it (no unmarked player can send its save (resync-source-1)); it may still be broken";
     expect(r.logs.some((l) => l.msg === `WARNING: resync 1: ${warning}`)).toBe(true);
     expect(r.chats).toEqual([`[FeverLink3] ${warning}`]);
+  });
+
+  it('never asks a hot joiner whose game has not said Hello for its save, though it could serve and the host is marked', async () => {
+    const r = rig();
+    r.tick();
+    r.game(0, { kind: 'ActionRefused', payload: { seq: 3, from: 1, detail: 'engine threw', partial: true } });
+    r.clocks[2] = { t: 0, speed: 0 };
+    r.unready.add(2); // carol's game has not said Hello
+    r.notify({ type: 'joined', id: 2, name: 'carol', caps: [RESYNC_SOURCE_CAPABILITY] });
+    expect(r.resync.status()).toMatchObject({ state: 'Pausing', reason: 'new player' });
+    r.clocks[0] = { t: 1400, speed: 0 };
+    r.clocks[1] = { t: 1400, speed: 0 };
+    r.tick();
+    expect(r.sent.filter((s) => s.kind === 'ResyncSave')).toEqual([{ to: 0, kind: 'ResyncSave', payload: { id: 1, name: 'feverlink3-resync-1' } }]);
+    expect(r.logs.some((l) => l.msg.startsWith('WARNING: resync 1: the host\'s world is copied although'))).toBe(true);
+  });
+
+  it('ignores the host’s own pause and speed during a round, with a log line each; between rounds they reach the lockstep', async () => {
+    const r = rig();
+    await toLoading(r);
+    const pauseAtBefore = r.pauseAt();
+    expect(r.resync.hostPause()).toBe(false);
+    expect(r.resync.hostSpeed(4)).toBe(false);
+    expect(r.speeds).toEqual([]);
+    expect(r.pauseAt()).toBe(pauseAtBefore);
+    const ignored = r.logs.filter((l) => l.msg.startsWith('resync 1: ignored')).map((l) => l.msg);
+    expect(ignored).toEqual(["resync 1: ignored the host's pause during a round", "resync 1: ignored the host's speed during a round"]);
+    r.game(0, { kind: 'Hello', payload: { time: 1400, save: 'feverlink3-resync-1' } });
+    r.game(1, { kind: 'Hello', payload: { time: 1400, save: 'feverlink3-resync-1' } });
+    r.verify()!({ result: 'identical', parts: [] });
+    expect(r.speeds).toEqual([2]); // the round resumed the speed before it
+    expect(r.resync.hostSpeed(4)).toBe(true);
+    expect(r.speeds).toEqual([2, 4]);
+    expect(r.resync.hostPause()).toBe(true);
+    expect(r.pauseAt()).toBe(1400);
   });
 
   it('ignores a player speed request during a round', async () => {

@@ -97,3 +97,58 @@ describe('pause order', () => {
     expect(ofType(host.take(), 'send.Action').map((e) => e.payload.pauseSeq)).toEqual([1, 2]);
   });
 });
+
+describe('pause order around a resync round (spec "The pause after the load")', () => {
+  const SAVE = 'feverlink3-resync-1';
+  /** Every game says the load's Hello at `time`; the round moves pauseAt there (as actors/host/resync.ts does). */
+  function load(host: ReturnType<typeof pausedHost>['host'], time: number) {
+    for (const id of [0, 1, 2]) {
+      const now = host.clock.now();
+      host.send({ type: 'recv.Hello', from: id, payload: { time, save: SAVE }, now, loaded: true });
+      host.send({ type: 'resync.pauseAt', pauseAt: time, now });
+    }
+  }
+  /** A second of the simulated clock and the host's tick at its end. */
+  function second(host: ReturnType<typeof pausedHost>['host']) {
+    host.clock.increment(1000);
+    host.send({ type: 'tick', now: host.clock.now() });
+  }
+
+  it('stamps nothing from Saving to the end of Loading: a held pause action waits until every game stands still in the loaded world', () => {
+    const { host, pauseAt } = pausedHost();
+    for (const id of [0, 1, 2]) host.clockOf(id, pauseAt, host.clock.now(), { speed: 0, stop: true });
+    host.send({ type: 'resync.stamps', held: true, now: host.clock.now() }); // the round enters Saving
+    host.send({ type: 'recv.Action', from: 1, payload: pauseAction(4), now: host.clock.now() });
+    for (let s = 0; s < 30; s++) second(host); // every game stands still, but in the world being replaced
+    expect(ofType(host.take(), 'send.Action')).toEqual([]);
+    const loadedAt = pauseAt + 200;
+    load(host, loadedAt);
+    for (const id of [0, 1, 2]) host.clockOf(id, loadedAt, host.clock.now(), { speed: 0, stop: true });
+    second(host);
+    expect(ofType(host.take(), 'send.Action')).toEqual([]); // still Loading: nothing stamped
+    host.send({ type: 'resync.stamps', held: false, now: host.clock.now() }); // Loading ended
+    second(host);
+    const [flushed] = ofType(host.take(), 'send.Action');
+    expect(flushed!.payload).toMatchObject({ from: 1, seq: 4, pauseSeq: 1, stamp: loadedAt });
+  });
+
+  it('the Hellos of the load drop the old world’s floor: the next flush is stamped where the loaded games stand', () => {
+    const { host, pauseAt } = pausedHost();
+    // the old world: game 2 stopped two steps past the others, the flush was stamped at its stop
+    for (const id of [0, 1, 2]) host.clockOf(id, pauseAt + (id === 2 ? 400 : 0), host.clock.now(), { speed: 0, stop: true });
+    host.send({ type: 'recv.Action', from: 1, payload: pauseAction(1), now: host.clock.now() });
+    second(host);
+    expect(ofType(host.take(), 'send.Action')[0]!.payload.stamp).toBe(pauseAt + 400);
+    host.send({ type: 'resync.stamps', held: true, now: host.clock.now() });
+    // the host's game saved where it stood (pauseAt + 200); every game loads there
+    const loadedAt = pauseAt + 200;
+    load(host, loadedAt);
+    expect(host.context().session.pauseAt).toBe(loadedAt);
+    host.send({ type: 'resync.stamps', held: false, now: host.clock.now() });
+    host.send({ type: 'recv.Action', from: 2, payload: pauseAction(7), now: host.clock.now() });
+    for (const id of [0, 1, 2]) host.clockOf(id, loadedAt, host.clock.now(), { speed: 0, stop: true });
+    second(host);
+    const [flushed] = ofType(host.take(), 'send.Action');
+    expect(flushed!.payload).toMatchObject({ from: 2, seq: 7, pauseSeq: 2, stamp: loadedAt });
+  });
+});

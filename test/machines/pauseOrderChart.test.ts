@@ -123,6 +123,18 @@ describe('pause order chart', () => {
     expect(flushes(p.reports())[1]!.stamp).toBe(9_600);
   });
 
+  it('a resync load drops the old world’s floor and stops: the next flush is stamped where the loaded games stand', () => {
+    // the old world: a guest stopped two steps past the others; the flush was stamped at its stop (the floor)
+    const p = start().send({ type: 'session.paused' }, hold(1, 1), tick([[0, 9_000], [1, 9_000], [2, 9_400]]));
+    expect(p.context().floor).toBe(9_400);
+    p.send(hold(2, 2), tick([[0, 9_000], [1, 9_000]])); // game 2 not stopped yet: held
+    p.send({ type: 'world.loaded' });
+    expect(p.context()).toMatchObject({ floor: undefined, furthestStop: undefined, waitingFor: [] });
+    expect(p.context().held).toHaveLength(1); // what is held stays held
+    p.send(tick([[0, 9_200], [1, 9_200], [2, 9_200]])); // every game stands still in the loaded world at 9 200
+    expect(flushes(p.reports()).map((f) => f.stamp)).toEqual([9_400, 9_200]);
+  });
+
   it('refuses past its bounds (64 of one game, 512 in all, 4 MiB) without using a pauseSeq', () => {
     const p = start().send({ type: 'session.paused' });
     for (let seq = 1; seq <= MAX_HELD_PER_PLAYER + 1; seq++) p.send(hold(1, seq));
@@ -175,6 +187,7 @@ const modelEvents: PauseOrderEvent[] = [
   tick([[0, 3_000]], [0, 1]),
   tick([[0, 3_000], [1, 3_200]], [0, 1]),
   tick([], []),
+  { type: 'world.loaded' },
 ];
 
 type Snap = { value: unknown; context: { held: readonly unknown[]; heldBytes: number; floor: number | undefined; nextSeq: number; waitingFor: readonly number[]; furthestStop: number | undefined } };

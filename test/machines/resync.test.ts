@@ -16,9 +16,9 @@ describe('resync round: the happy path', () => {
     h.send({ type: 'cmd.start', reason: 'button' });
     expect(h.value()).toBe('{"Round":"Pausing"}');
     expect(h.of('out.pause')).toEqual([{ type: 'out.pause', id: 1 }]);
-    h.send({ type: 'pause.progress', waitingFor: [1] });
+    h.send({ type: 'pause.progress', waitingFor: [1], inWorld: [] });
     expect(h.value()).toBe('{"Round":"Pausing"}');
-    h.send({ type: 'pause.progress', waitingFor: [] });
+    h.send({ type: 'pause.progress', waitingFor: [], inWorld: [] });
     expect(h.value()).toBe('{"Round":{"Saving":"WaitingForSave"}}');
     expect(h.of('out.save')).toEqual([{ type: 'out.save', id: 1, to: 0, name: 'feverlink3-resync-1' }]);
     h.send({ type: 'recv.SaveDone', from: 0, id: 1, ok: true });
@@ -98,7 +98,7 @@ describe('resync round: the happy path', () => {
 describe('resync round: timeouts and failures', () => {
   it('Pausing fails after exactly 120 s naming the games that did not stop; the session stays paused', () => {
     const h = startedWithTwo();
-    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [0, 2] });
+    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [0, 2], inWorld: [] });
     h.clock.increment(RESYNC_TIMEOUTS.pausing - 1);
     expect(h.value()).toBe('{"Round":"Pausing"}');
     h.clock.increment(1);
@@ -113,13 +113,13 @@ describe('resync round: timeouts and failures', () => {
 
   it('a player that leaves while the pause waits for it is no longer waited for', () => {
     const h = startedWithTwo();
-    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [2] }, { type: 'player.left', id: 2 });
+    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [2], inWorld: [] }, { type: 'player.left', id: 2 });
     expect(h.value()).toBe('{"Round":{"Saving":"WaitingForSave"}}');
   });
 
   it("Saving fails after 180 s naming the host's game; a SaveDone of another game or round is ignored", () => {
     const h = startedWithTwo();
-    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [] });
+    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [], inWorld: [] });
     h.send({ type: 'recv.SaveDone', from: 1, id: 1, ok: true }, { type: 'recv.SaveDone', from: 0, id: 7, ok: true });
     expect(h.of('out.ignored').map((i) => i.from)).toEqual([1, 0]);
     h.clock.increment(RESYNC_TIMEOUTS.saving - 1);
@@ -130,14 +130,14 @@ describe('resync round: timeouts and failures', () => {
 
   it('a failed save fails the round with its detail', () => {
     const h = startedWithTwo();
-    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [] });
+    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [], inWorld: [] });
     h.send({ type: 'recv.SaveDone', from: 0, id: 1, ok: false, detail: 'disk full' });
     expect(h.of('out.failed')[0]!.reason).toBe("the save of the host's game failed: disk full");
   });
 
   it('Transferring fails after 600 s: the file not ready, or the participants whose chunks did not go out', () => {
     const a = startedWithTwo();
-    a.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [] }, { type: 'recv.SaveDone', from: 0, id: 1, ok: true });
+    a.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [], inWorld: [] }, { type: 'recv.SaveDone', from: 0, id: 1, ok: true });
     a.clock.increment(RESYNC_TIMEOUTS.transferring);
     expect(a.of('out.failed')[0]).toMatchObject({ state: 'Transferring', reason: 'the save file was not ready in 600 s' });
 
@@ -236,7 +236,7 @@ describe('resync round: hot join and participants', () => {
 
   it('a joiner before the announcement takes part; after it, waits and starts the next round when this one ends', () => {
     const h = startedWithTwo();
-    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [] }, { type: 'recv.SaveDone', from: 0, id: 1, ok: true });
+    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [], inWorld: [] }, { type: 'recv.SaveDone', from: 0, id: 1, ok: true });
     h.send({ type: 'player.joined', id: 3, name: 'carol' });
     h.send({ type: 'cmd.fileReady', id: 1, sha256: SHA, bytes: 10 });
     expect(h.ctx().participants).toEqual([1, 2, 3]);
@@ -267,7 +267,9 @@ describe('resync round: hot join and participants', () => {
 });
 
 describe('resync round: repair source', () => {
-  const toSaving = (h: ReturnType<typeof startResync>) => h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [] });
+  // every player's game is ready in the session's world
+  const toSaving = (h: ReturnType<typeof startResync>) =>
+    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [], inWorld: h.ctx().players.map((p) => p.id) });
 
   it("a host marked partial: the first unmarked capable player saves; its SaveDone, then its upload, go on", () => {
     const h = startResync();
@@ -301,8 +303,23 @@ describe('resync round: repair source', () => {
       { type: 'session.started', speed: 1 },
       { type: 'game.partial', id: 0 },
     );
-    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [], outsiders: [1] });
+    h.send({ type: 'cmd.start', reason: 'x' }, { type: 'pause.progress', waitingFor: [], inWorld: [2] });
     expect(h.of('out.save')).toEqual([{ type: 'out.save', id: 1, to: 2, name: 'feverlink3-resync-1' }]);
+  });
+
+  it('a hot joiner whose game has not said Hello yet is never the source: the host’s world is copied with the warning', () => {
+    const h = startResync();
+    h.send(
+      { type: 'player.joined', id: 1, name: 'alice' },
+      { type: 'session.started', speed: 1 },
+      { type: 'game.partial', id: 0 },
+      // carol can serve, but her game has not said Hello: the pause reports only alice in the session's world
+      { type: 'player.joined', id: 2, name: 'carol', capable: true },
+    );
+    expect(h.of('out.progress')[0]).toMatchObject({ state: 'Pausing', reason: 'new player' });
+    h.send({ type: 'pause.progress', waitingFor: [], inWorld: [1] });
+    expect(h.of('out.save')).toEqual([{ type: 'out.save', id: 1, to: 0, name: 'feverlink3-resync-1' }]);
+    expect(h.of('out.sourceWarning')[0]!.text).toMatch(/no unmarked player can send its save/);
   });
 
   it('Saving with a source times out after 180 + 600 s; the source leaving fails the round', () => {

@@ -59,7 +59,7 @@ export function startedWithTwo(input: ResyncInput = {}, machine = resyncMachine)
 /** Drives the current round from Pausing through the host's save and the announcement (Sending). */
 export function toSending(h: ResyncHarness): void {
   const id = h.ctx().id;
-  h.send({ type: 'pause.progress', waitingFor: [] }, { type: 'recv.SaveDone', from: 0, id, ok: true }, { type: 'cmd.fileReady', id, sha256: SHA, bytes: 1000 });
+  h.send({ type: 'pause.progress', waitingFor: [], inWorld: h.ctx().players.map((p) => p.id) }, { type: 'recv.SaveDone', from: 0, id, ok: true }, { type: 'cmd.fileReady', id, sha256: SHA, bytes: 1000 });
 }
 
 /** … and on to Verifying: every participant sent, every Hello heard. */

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkChunk, chunkLength, chunkPlan, CHUNK_BYTES, holdTransfer, MAX_SAVE_BYTES, progressBar, transferProgress } from '../../machines/rules/resyncChunks.ts';
-import { autoResyncFromEnv, chooseSource, helloAwaited, namesOf, reloadModesFromEnv, resyncSaveName, sourceSaveFile } from '../../machines/rules/resyncRound.ts';
+import { autoResyncFromEnv, chooseSource, helloAwaited, namesOf, reloadModesFromEnv, resyncSaveName } from '../../machines/rules/resyncRound.ts';
 
 const SHA = 'ab'.repeat(32);
 const chunk = (over: Partial<{ id: number; index: number; count: number; sha256: string; data: Uint8Array }> = {}) => ({
@@ -83,26 +83,28 @@ describe('repair source and names', () => {
     { id: 2, name: 'bob', capable: true },
     { id: 3, name: 'carol', capable: true },
   ];
+  const all = [1, 2, 3];
   it('the host unless marked; then the first unmarked capable player; else the host with a warning', () => {
-    expect(chooseSource(players, [], true)).toEqual({ source: 0 });
-    expect(chooseSource(players, [0], true)).toEqual({ source: 2 });
-    expect(chooseSource(players, [0, 2], true)).toEqual({ source: 3 });
-    expect(chooseSource(players, [0, 2, 3], true).warning).toMatch(/no unmarked player can send/);
-    expect(chooseSource(players, [0, 1, 2, 3], true).warning).toMatch(/every game is marked/);
-    expect(chooseSource([], [0], true).warning).toMatch(/no player is connected/);
-    expect(chooseSource(players, [0], false)).toMatchObject({ source: 0, warning: expect.stringMatching(/does not reload/) });
+    expect(chooseSource(players, [], true, all)).toEqual({ source: 0 });
+    expect(chooseSource(players, [0], true, all)).toEqual({ source: 2 });
+    expect(chooseSource(players, [0, 2], true, all)).toEqual({ source: 3 });
+    expect(chooseSource(players, [0, 2, 3], true, all).warning).toMatch(/no unmarked player can send/);
+    expect(chooseSource(players, [0, 1, 2, 3], true, all).warning).toMatch(/every game is marked/);
+    expect(chooseSource([], [0], true, []).warning).toMatch(/no player is connected/);
+    expect(chooseSource(players, [0], false, all)).toMatchObject({ source: 0, warning: expect.stringMatching(/does not reload/) });
   });
-  it('never an outsider: its own world is not the session’s (simulator seed 53)', () => {
-    expect(chooseSource(players, [0], true, [2])).toEqual({ source: 3 });
-    expect(chooseSource(players, [0, 1], true, [2, 3])).toMatchObject({ source: 0, warning: expect.stringMatching(/no unmarked player holds the session's world/) });
-    expect(chooseSource(players, [0, 1, 3], true, [2]).warning).toMatch(/no unmarked player holds the session's world/);
+  it('only a player ready in the session’s world: never an outsider (simulator seed 53), never a game that has not said Hello', () => {
+    // bob (2) is an outsider or has not said Hello yet: either way it is not in the session's world
+    expect(chooseSource(players, [0], true, [1, 3])).toEqual({ source: 3 });
+    expect(chooseSource(players, [0, 1], true, [1])).toMatchObject({ source: 0, warning: expect.stringMatching(/no unmarked player is ready in the session's world/) });
+    expect(chooseSource(players, [0, 1, 3], true, [1, 3]).warning).toMatch(/no unmarked player is ready in the session's world/);
+    expect(chooseSource(players, [0], true, []).warning).toMatch(/no unmarked player is ready in the session's world/);
   });
   it('names, hellos, file names', () => {
     expect(namesOf([0, 3, 9], players)).toBe("the host's game, carol, player 9");
     expect(helloAwaited([1, 2], true, [2])).toEqual([0, 1]);
     expect(helloAwaited([1, 2], false, [])).toEqual([1, 2]);
     expect(resyncSaveName(4)).toBe('feverlink3-resync-4');
-    expect(sourceSaveFile(4)).toBe('feverlink3-resync-4.sav');
   });
   it('reload modes: both on unless the environment says 0', () => {
     expect(reloadModesFromEnv({})).toEqual({ hostReloads: true, hostLoadsEarly: true });

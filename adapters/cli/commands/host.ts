@@ -138,14 +138,13 @@ function command({ host, lockstep, report, resync }: RunningHost, line: string):
       lockstep.start();
       return say(lockstep.waiting() ? `start waits: ${lockstep.waiting()}` : 'start');
     case 'pause':
-      if (resync.running()) return say(`pause ignored: resync ${resync.status().id} runs (${resync.status().state})`);
-      lockstep.pause();
+      // During a round the resync chart ignores it and logs it (spec "Resync round").
+      if (!resync.hostPause()) say(`pause ignored: resync ${resync.status().id} runs (${resync.status().state})`);
       return;
     case 'speed': {
       const speed = Number(rest[0]);
       if (![1, 2, 4].includes(speed)) return say('speed: 1, 2 or 4');
-      if (resync.running()) return say(`speed ignored: resync ${resync.status().id} runs (${resync.status().state})`);
-      lockstep.speed(speed);
+      if (!resync.hostSpeed(speed)) say(`speed ignored: resync ${resync.status().id} runs (${resync.status().state})`);
       return;
     }
     case 'resync':
