@@ -64,5 +64,9 @@ export const CI_SIM = {
     // a partial apply on the host's game (issue 11 item 7): repaired from a player's save
     'divergence:partial': 0.08,
     repairSource: 0.06,
+    // the host's reload modes (issue 11 item 3): a round verified with a host that does not reload (3–4 a shard of seeds
+    // 1–200), the host's game loading with the late order (2–4 a shard)
+    hostKeptWorld: 0.04,
+    hostLoadedLate: 0.02,
   },
 };

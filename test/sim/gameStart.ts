@@ -18,7 +18,8 @@ export async function startGame(s: SimSession, slot: SimGameSlot, link: GameLink
   const game = await s.driver.blocking(() =>
     SimulatedGame.start({
       fs: s.fs, dir, clock, worldSeed: WORLD_SEED, botSeed: slot.plan.botSeed, botRate: slot.plan.botRate,
-      throttle: slot.plan.throttle, fault: slot.index === s.faultIndex, savesDir: s.savesOf(slot), savedItems: s.savedItems, ...(slot.plan.heldBuilds ? { heldBuilds: slot.plan.heldBuilds } : {}), ...(options.modDir ? { modDir: options.modDir } : {}), log: (text) => s.note(`${slot.plan.name} ${text}`),
+      throttle: slot.plan.throttle, fault: slot.index === s.faultIndex, savesDir: s.savesOf(slot), savedItems: s.savedItems, ...(slot.plan.heldBuilds ? { heldBuilds: slot.plan.heldBuilds } : {}), ...(options.modDir ? { modDir: options.modDir } : {}),
+      ...(options.savePaddingBytes === undefined ? {} : { savePaddingBytes: options.savePaddingBytes }), log: (text) => s.note(`${slot.plan.name} ${text}`),
     }),
   );
   game.onRecord = onRecord(s, slot);

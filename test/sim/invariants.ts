@@ -5,13 +5,17 @@
 // everywhere, its own game included. With checksum rounds and resync rounds running (issues 10 and 11): the checksum
 // rounds find no difference where none was injected, an injected divergence is found (named by its part in the next
 // round that reads it) and repaired, money never by a reload, a partial apply on the host's game from a player's save.
-// A loaded resync save replaces a game's apply log with the saver's (worldLogs).
+// A loaded resync save replaces a game's apply log with the saver's (worldLogs). The host's reload modes: its game
+// loads a round's save exactly as its mode says, and a host that does not reload has every loaded world (hostReload.ts).
 // Each check counts what it looked at (`checks`); a failure names the invariant and its first differing entry.
+import { checkHostReload } from './hostReload.ts';
 import type { GameRecord } from './simGame.ts';
 import type { SessionRun, SimGameSlot } from './session.ts';
+import type { InjectedDivergence } from './sessionContext.ts';
 
 export const INVARIANTS = [
   'sameOrder', 'notLate', 'barrier', 'exactlyOnce', 'worldsEqual', 'progress', 'outsiderRefused', 'checksumsAgree', 'detected', 'repaired',
+  'hostReload',
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
@@ -170,6 +174,8 @@ export function checkRun(run: SessionRun): Verdict {
     }
   }
   checkRepairs(run, checks, fail);
+  // a doctored run (detected.test.ts) has no record of the rounds' loads
+  if (run.reloads) checkHostReload(run.reloads, checks, fail);
   return { failures, checks };
 }
 
@@ -280,7 +286,13 @@ function checkDetected(
     (d.kind === 'verdicts' || d.kind === 'partial') && repairRequests.some((r) => /^verdicts/.test(r.reason) && r.at >= d.at && r.at <= until);
   const { compared, reading, next } = roundsAfter(run)!;
   const nextIndex = next === undefined ? -1 : reading.indexOf(next);
-  const excuses = d.since.filter((e) => (e.what === 'load' && e.index === d.index) || (e.what === 'authority' && part === 'money'));
+  // a load replaces the diverged world; or copies it into another game: a save the diverged game made after the
+  // injection (a host that does not reload keeps its world and every other game loads it: seed 109 at the CI sizes)
+  const copiesIt = (e: InjectedDivergence['since'][number]): boolean => {
+    const load = run.slots[e.index]!.game?.records.find((r) => r.what === 'load' && r.order === e.order);
+    return load !== undefined && slot.game!.records.some((r) => r.what === 'save' && r.name === load.name && r.order >= d.order);
+  };
+  const excuses = d.since.filter((e) => (e.what === 'load' && (e.index === d.index || copiesIt(e))) || (e.what === 'authority' && part === 'money'));
   const idOf = (index: number): number => run.slots[index]!.id ?? -1;
   if (next === undefined) {
     // no round read its world after it: it left, it was alone, a load or correction came before any round could, or

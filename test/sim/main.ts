@@ -1,7 +1,7 @@
 // `npm run sim`: the session simulator's command line (docs/SIMULATOR.md).
 //   npm run sim -- --seed N [--fault fork] [--verbose]   one session; prints the apply-log hash and what failed
 //   npm run sim -- --sessions K [--from S] [--json] [--fault fork]   K seeds from S (default 1); one JSON line with --json
-//   --without reload,lateJoin,leave,freeze,playerPause,drops,heldBuilds,divergence   plans without those workloads;
+//   --without reload,lateJoin,leave,freeze,playerPause,drops,heldBuilds,divergence,hostReloadModes   plans without those workloads;
 //   --with NAME   with one that is off by default; --scale F: session lengths × F
 //   --ci: the sizes of the run in npm test (test/sim/ciOptions.ts); --mod-dir DIR: run another version of the mod
 //   --jobs N: K seeds in N processes (default: one per core; test/sim/parallel.ts)

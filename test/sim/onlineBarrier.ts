@@ -2,6 +2,7 @@
 // game one of the session's world. And the online barrier check: a world game stepping out of t must hold every
 // present world peer's promise (its last Clock's `safe`) above t; a step past one is kept as a barrier break (the
 // first few), which invariants.ts's barrier check reports.
+import { noteLoad } from './hostReload.ts';
 import type { GameRecord } from './simGame.ts';
 import type { SimGameSlot } from './session.ts';
 import { excuseWritten, type SimSession } from './sessionContext.ts';
@@ -22,6 +23,7 @@ export const onRecord = (s: SimSession, slot: SimGameSlot) => (r: GameRecord): v
     if (slot.staleFrom !== undefined) slot.staleSpans.push({ from: slot.staleFrom, to: r.order });
     slot.staleFrom = undefined;
     s.happened.add('loaded');
+    noteLoad(s, slot, r);
   }
   if (r.what === 'authority') s.happened.add('authority');
   // (a game back without a catch-up runs on its old world until its load: not the session's, no barrier to keep)

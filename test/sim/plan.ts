@@ -66,6 +66,19 @@ export interface Plan {
    * copy a player's save, not the host's).
    */
   readonly divergence?: { readonly game: number; readonly at: number; readonly kind: DivergenceKind };
+  /**
+   * The host's reload mode for every resync round of the session (spec "Host that does not reload"), when not the
+   * default (the host's game reloads, its load sent at the announcement): `hostReloads: false`
+   * (FEVERLINK3_HOST_RELOAD=0, its game keeps its live world) or `hostLoadsEarly: false` (FEVERLINK3_HOST_LOAD_EARLY=0,
+   * its load goes out with the players' after the transfer).
+   */
+  readonly reloadModes?: ReloadModes;
+}
+
+/** HostResyncOptions' reload modes as a plan draws them (one of them off). */
+export interface ReloadModes {
+  readonly hostReloads: boolean;
+  readonly hostLoadsEarly: boolean;
 }
 
 /** Which workloads a plan may draw (the ones that fork while a fix is missing can be left out). */
@@ -90,6 +103,8 @@ export interface Workloads {
   readonly verdictDivergence: boolean;
   /** Some seeds without another divergence get a partial apply on the host's game (its save must not be the repair's). */
   readonly partialDivergence: boolean;
+  /** Some sessions run with a host that does not reload, some with the host's load after the transfer. */
+  readonly hostReloadModes: boolean;
 }
 
 export const ALL_WORKLOADS: Workloads = {
@@ -100,6 +115,7 @@ export const ALL_WORKLOADS: Workloads = {
   divergence: true,
   verdictDivergence: true,
   partialDivergence: true,
+  hostReloadModes: true,
 };
 
 export interface PlanOptions {
@@ -241,10 +257,27 @@ export function drawPlan(seed: number, options: PlanOptions = {}): Plan {
     diverges.divergence = { game: 0, at: partialAt, kind: 'partial' };
     runMs = Math.max(runMs, partialAt + Math.round(12_000 * scale));
   }
+  const modes = w.hostReloadModes ? drawReloadModes(seed) : {};
   // a pause in the middle of a long freeze would hold the stall rule off: long freezes run unpaused
   if (freeze && freeze.forMs > 20_000) {
     const during = (e: PlanEvent) => e.at >= freeze!.at - 3_000 && e.at <= freeze!.at + freeze!.forMs;
-    return { seed, startEarly, pauseStorm, runMs, games, events: events.filter((e) => !during(e)), ...diverges };
+    return { seed, startEarly, pauseStorm, runMs, games, events: events.filter((e) => !during(e)), ...diverges, ...modes };
   }
-  return { seed, startEarly, pauseStorm, runMs, games, events, ...diverges };
+  return { seed, startEarly, pauseStorm, runMs, games, events, ...diverges, ...modes };
 }
+
+/**
+ * The host's reload mode, from a stream of its own that depends on the seed alone (no other draw of any seed moves,
+ * whatever the sizes): about one session in eight with a host that does not reload, one in eight with the host's load
+ * after the transfer. The stream's constant draws neither for any seed the seed tests keep (forks, repairs,
+ * repairSource, detected, sim: their sessions stay what they were found as; test/sim/hostReload.test.ts holds it).
+ */
+export function drawReloadModes(seed: number): { reloadModes?: ReloadModes } {
+  const r = new SimRandom(seed ^ RELOAD_MODES_STREAM);
+  const x = r.float();
+  if (x < 0.125) return { reloadModes: { hostReloads: false, hostLoadsEarly: true } };
+  if (x < 0.25) return { reloadModes: { hostReloads: true, hostLoadsEarly: false } };
+  return {};
+}
+
+export const RELOAD_MODES_STREAM = 0x25acb;

@@ -30,6 +30,7 @@ import { KEY } from '../support/session.ts';
 import { SimDriver } from './driver.ts';
 import { finish } from './finish.ts';
 import { FromGameLogs, type FromGameView } from './fromGameLog.ts';
+import { newReloadRecord, reloadCoverage, watchReloads, type ReloadRecord } from './hostReload.ts';
 import { startGame } from './gameStart.ts';
 import { watchPauses } from './pauses.ts';
 import type { Plan, PlanGame } from './plan.ts';
@@ -97,6 +98,8 @@ export interface SessionRun {
   readonly resyncs: ResyncStatus;
   /** The plan's divergence: when and where it was injected, and whether a common pause found the worlds equal since. */
   readonly divergence?: InjectedDivergence;
+  /** What the resync rounds did with the host's game and the worlds (the host's reload modes). */
+  readonly reloads: ReloadRecord;
 }
 
 export interface SessionOptions {
@@ -108,6 +111,10 @@ export interface SessionOptions {
   readonly modDir?: string;
   /** The checksum policy's cooldown (default the spec's 120 s). */
   readonly repairCooldownSeconds?: number;
+  /** Filler bytes in every resync save the games write (default none: a save of a few KiB; SimGame.savePaddingBytes). */
+  readonly savePaddingBytes?: number;
+  /** Told of the session's pieces once they exist, before the players join (a test watches them). */
+  readonly onSession?: (s: SimSession) => void;
 }
 
 /** Runs the plan's session to its end. */
@@ -163,7 +170,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
     lockstep,
     checksums,
     { clock, log, files: hostResyncFiles({ savesDir: savesOf(slots[0]!), sealChunk: (p) => host.sealChunk(p), clock, log }) },
-    { onFailure: failed('the resync round') },
+    { onFailure: failed('the resync round'), ...plan.reloadModes },
   );
   const listener = net.listen(`${HOST_ADDRESS}:7000`, { log });
   host.attach(listener);
@@ -171,7 +178,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   const lockstepState = () => String(lockstep.actor.getSnapshot().value);
   const s: SimSession = {
     plan, options, clock, driver, crypto, log, note, problems, happened, pauses, net, fs, written, slots, faultIndex,
-    savesOf, savedItems, host, lockstep, checksums, resync, lockstepContext, lockstepState,
+    savesOf, savedItems, host, lockstep, checksums, resync, reloads: newReloadRecord(plan.reloadModes), lockstepContext, lockstepState,
     reloading: new Set(), downUntil: new Map(), away: new Set(), divergence: undefined, startAt: 0, finishing: false,
   };
 
@@ -211,6 +218,8 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
     await finish(s);
   };
   watchPauses(s);
+  watchReloads(s);
+  options.onSession?.(s);
 
   try {
     await run();
@@ -245,12 +254,13 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   await driver.runFor(0); // the receivers' closes (their temp files) settle before the folder goes
   rmSync(savesRoot, { recursive: true, force: true });
   if (resyncStatus.rounds.verified > 0) happened.add('resyncVerified');
+  reloadCoverage(s.reloads, happened);
   if (resyncStatus.rounds.failed > 0) happened.add('resyncFailed');
   if (checksumStatus.rounds.identical > 0) happened.add('checksumIdentical');
   // what the policy asked a repair for: differing verdicts (at once), parts two rounds in a row, drift parts
   for (const r of checksumStatus.repairRequests) happened.add(`repair:${/^verdicts/.test(r.reason) ? 'verdicts' : /^drift/.test(r.reason) ? 'drift' : /^parts/.test(r.reason) ? 'parts' : 'other'}`);
   return {
     plan, slots, problems, happened, pauses, simMs: clock.now(), steps: driver.steps, tail,
-    checksums: checksumStatus, resyncs: resyncStatus, ...(s.divergence ? { divergence: s.divergence } : {}),
+    checksums: checksumStatus, resyncs: resyncStatus, ...(s.divergence ? { divergence: s.divergence } : {}), reloads: s.reloads,
   };
 }

@@ -12,6 +12,7 @@ import type { ManualClock } from '../../adapters/clock.ts';
 import type { MemoryFs } from '../../adapters/fileLink/memoryFs.ts';
 import type { MemoryNetwork } from '../../adapters/transport/memory.ts';
 import type { SimDriver } from './driver.ts';
+import type { ReloadRecord } from './hostReload.ts';
 import type { FromGameLogs } from './fromGameLog.ts';
 import type { DivergenceKind, Plan } from './plan.ts';
 import type { SessionOptions, SessionRun, SimGameSlot } from './session.ts';
@@ -67,6 +68,8 @@ export interface SimSession {
   readonly lockstep: HostLockstep;
   readonly checksums: HostChecksums;
   readonly resync: HostResync;
+  /** What the resync rounds did with the games' worlds (the host's reload modes: hostReload.ts). */
+  readonly reloads: ReloadRecord;
   readonly lockstepContext: () => ReturnType<HostLockstep['actor']['getSnapshot']>['context'];
   readonly lockstepState: () => string;
   /** Games reloading their mod (they neither frame nor click meanwhile). */

@@ -106,6 +106,8 @@ export interface SimGameSetup {
   readonly savesDir?: string;
   /** The share of the bot's build commands issued as held strict builds (plan `heldBuilds`; default none). */
   readonly heldBuilds?: number;
+  /** Filler bytes in each resync save it writes (SimGame.savePaddingBytes; default the environment's, none). */
+  readonly savePaddingBytes?: number;
   /** The items each resync save's world holds, by save name, shared by the session's games (worldItems). */
   readonly savedItems?: Map<string, number>;
   readonly log: (text: string) => void;
@@ -153,6 +155,7 @@ export class SimulatedGame {
       throttle: setup.throttle,
       statusPath: null,
       ...(setup.savesDir ? { savesDir: setup.savesDir } : {}),
+      ...(setup.savePaddingBytes === undefined ? {} : { savePaddingBytes: setup.savePaddingBytes }),
       log: (level, text) => setup.log(`${level} ${text}`),
     });
     g.recordEngine();
