@@ -8,7 +8,7 @@ import type { SimSession } from './sessionContext.ts';
 
 /** Schedules every event of the plan (once the session started: `startAt`). */
 export function scheduleTimeline(s: SimSession): void {
-  const { plan, clock, happened, lockstep, reloading } = s;
+  const { plan, clock, happened, reloading } = s;
   // the timeline ends where the final pause begins: nothing of it runs after
   const at = (ms: number, fn: () => void): void =>
     void clock.setTimeout(() => {
@@ -22,10 +22,10 @@ export function scheduleTimeline(s: SimSession): void {
   for (const e of plan.events) {
     at(e.at, () => {
       if (e.by === 'host') {
-        // the host's button, as its terminal takes it: ignored while a resync round runs (adapters/cli/commands/host.ts)
-        if (s.resync.running()) return void happened.add('hostButtonInRound');
-        if (e.speed === 0) lockstep.pause();
-        else lockstep.speed(e.speed);
+        // the host's button, as its terminal takes it (adapters/cli/commands/host.ts): through the resync actor, which
+        // ignores it and logs so while a round runs
+        const taken = e.speed === 0 ? s.resync.hostPause() : s.resync.hostSpeed(e.speed);
+        if (!taken) return void happened.add('hostButtonInRound');
         happened.add(e.speed === 0 ? 'hostPause' : 'speedChange');
         return;
       }
