@@ -129,14 +129,18 @@ describe('forks found by the simulator stay closed', () => {
     expect(failureText(r)).toBe('');
   }, 60_000);
 
-  // This test FAILED before its fix (the CI sizes of 2026-12-01 with lengthScale 0.2): `notLate: p2 applied 3:5 (flush)
-  // at t=2000, stamp 1800` and `sameOrder: apply logs of host and p2 differ at entry 12`: a resync round's verified end
-  // resumed the session and the host paused it again in the same instant (pauseAt 2600); p2's pause action, held, was
-  // flushed at 1800 from the games' stops of the round's pause, which no Clock had replaced yet, and p2 had run on to
-  // 2000 when it read it. Now a stop below pauseAt is not a stop at this pause (machines/rules/lockstepSteps/pause.ts).
+  // Found at seed 113 (the CI sizes of 2026-12-01 with lengthScale 0.2), where this test FAILED before its fix:
+  // `notLate: p2 applied 3:5 (flush) at t=2000, stamp 1800` and `sameOrder: apply logs of host and p2 differ at entry
+  // 12`: a resync round's verified end resumed the session and the host paused it again in the same instant (pauseAt
+  // 2600); p2's pause action, held, was flushed at 1800 from the games' stops of the round's pause, which no Clock had
+  // replaced yet, and p2 had run on to 2000 when it read it. Now a stop below pauseAt is not a stop at this pause
+  // (machines/rules/lockstepSteps/pause.ts); test/machines/lockstepChildren.test.ts holds the fix itself and fails
+  // without it. The simulated world's passengers (2026-12-01 evening) changed every session, seed 113's included, and
+  // since the load's Hellos also drop the old world's stops no seed of 1–380 forks with the fix taken out; seed 9 keeps
+  // the scenario in the simulator: a hot join's round verified and the host's pause in the instant of its resume.
   it('a pause right after a resume flushes from stops at its own pauseAt, not the last pause (was: notLate, sameOrder)', async () => {
-    const r = await runSeed(113, CI_SIZES_SHORTER);
-    expect(r.happened).toEqual(expect.arrayContaining(['lateJoin', 'resyncVerified', 'pausedAgain']));
+    const r = await runSeed(9, CI_SIZES_SHORTER);
+    expect(r.happened).toEqual(expect.arrayContaining(['lateJoin', 'resyncVerified', 'pausedAtResume']));
     expect(failureText(r)).toBe('');
   }, 60_000);
 

@@ -12,5 +12,5 @@ export const CI_SIZES_2026_12_01: SimOptions = {
   workloads: {},
 };
 
-/** The same with runs at 0.2 of the full length (the CI sizes since): seed 113 (forks). */
+/** The same with runs at 0.2 of the full length (the CI sizes since): seed 113, then 9 (forks). */
 export const CI_SIZES_SHORTER: SimOptions = { ...CI_SIZES_2026_12_01, lengthScale: 0.2 };
