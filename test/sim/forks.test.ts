@@ -136,7 +136,7 @@ describe('forks found by the simulator stay closed', () => {
   // replaced yet, and p2 had run on to 2000 when it read it. Now a stop below pauseAt is not a stop at this pause
   // (machines/rules/lockstepSteps/pause.ts); test/machines/lockstepChildren.test.ts holds the fix itself and fails
   // without it. The simulated world's passengers (2026-12-01 evening) changed every session, seed 113's included, and
-  // since the load's Hellos also drop the old world's stops no seed of 1–380 forks with the fix taken out; seed 9 keeps
+  // no seed of 1–380 forks with the fix taken out (the load's Hellos now drop the old world's stops too); seed 9 keeps
   // the scenario in the simulator: a hot join's round verified and the host's pause in the instant of its resume.
   it('a pause right after a resume flushes from stops at its own pauseAt, not the last pause (was: notLate, sameOrder)', async () => {
     const r = await runSeed(9, CI_SIZES_SHORTER);
