@@ -32,16 +32,8 @@ import {
   type TransferProgress,
 } from './resyncTypes.ts';
 
-export {
-  RESYNC_SOURCE_CAPABILITY,
-  uploadFrameBound,
-  type HostResync,
-  type HostResyncOptions,
-  type ResyncFiles,
-  type ResyncStatus,
-  type ResyncTransfer,
-  type TransferProgress,
-} from './resyncTypes.ts';
+// The ports and views live in resyncTypes.ts; callers import them from here as well.
+export * from './resyncTypes.ts';
 
 export function attachResync(
   host: HostSession,

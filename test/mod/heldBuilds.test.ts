@@ -9,7 +9,7 @@
 // after it; a veto cancels it; the own commit applies only with the host's copy. The 10 s rule is the host's
 // (machines/rules/heldBuilds.ts): no game drops a parked build on its own clock.
 import { describe, expect, it } from 'vitest';
-import { T0, STEP, setup, tick, started, disposers, LUA_FLAVOURS, useLua, currentLua } from './support/modScenario.ts';
+import { T0, STEP, setup, tick, started, disposers, LUA_FLAVOURS, useLua, currentLua, pausedAtT0 } from './support/modScenario.ts';
 import { loadGame } from './support/luaMod.ts';
 
 const DRY_RUN = `engine.dryRun = function(cmd) if cmd.cannot then return false, 'engine', 'no node here' end return true end`;
@@ -173,14 +173,7 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: a held build made in a pause', (lua)
 
   /** Game 1 and its peer 2 stand still at the pause T0 + 2000 (`start`: identity.txt's, for a reload to continue). */
   async function paused(start?: string) {
-    const { s, g } = await setup(1, start);
-    g.init();
-    s.send('Session', { started: true, speed: 4, lead: 2 });
-    s.send('PeerClock', { from: 2, t: T0, ahead: 2, safe: T0 + 400 });
-    tick(g, 20);
-    s.send('Session', { started: true, speed: 0, lead: 2, pauseAt: T0 + 2000 });
-    s.send('PeerClock', { from: 2, t: T0 + 2000, ahead: 2, safe: T0 + 2400 });
-    for (let i = 0; i < 10; i++) tick(g, 20, 20);
+    const { s, g } = await pausedAtT0(1, start);
     expect(g.engine().t).toBe(T0 + 2000);
     return { s, g };
   }

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGameLine } from '../../adapters/launcher/gameLines.ts';
 import { LIMITS } from '../../protocol/messages/limits.ts';
-import { T0, STEP, setup, tick, started, echoOwn, LUA_FLAVOURS, useLua } from './support/modScenario.ts';
+import { T0, STEP, setup, tick, started, echoOwn, LUA_FLAVOURS, useLua, pausedAtT0 } from './support/modScenario.ts';
 import type { SessionFolder } from './support/sessionFolder.ts';
 
 /** The payloads of `kind` this game wrote, each checked as the launcher checks a game's line. */
@@ -75,14 +75,7 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: ReplayFailed and vetoes in words', (
   });
 
   it('the originator’s held build vetoed in the grace: the chat says cancelled on every game, once, and no repair is asked', async () => {
-    const { s, g } = await setup(1);
-    g.init();
-    s.send('Session', { started: true, speed: 4, lead: 2 });
-    s.send('PeerClock', { from: 2, t: T0, ahead: 2, safe: T0 + 400 });
-    tick(g, 20);
-    s.send('Session', { started: true, speed: 0, lead: 2, pauseAt: T0 + 2000 });
-    s.send('PeerClock', { from: 2, t: T0 + 2000, ahead: 2, safe: T0 + 2400 });
-    for (let i = 0; i < 10; i++) tick(g, 20, 20);
+    const { s, g } = await pausedAtT0(1);
     expect(g.run(`return feverlink3.command({tag = 'c'}, 'build', true)`)).toBe(true);
     tick(g, 20);
     s.send('BuildVeto', { seq: 1, owner: 1, why: 'segment gone', from: 2, name: 'Bob' });

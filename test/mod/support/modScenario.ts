@@ -78,3 +78,16 @@ export function echoOwn(s: SessionFolder, id: number, allowed: (p: Record<string
   echoed.set(s, own.length);
   return copies;
 }
+
+/** Game `id` and its peer 2 stand still at the pause T0 + 2000 (`start`: identity.txt's, for a reload to continue). */
+export async function pausedAtT0(id = 1, start?: string): Promise<{ s: SessionFolder; g: ModGame }> {
+  const { s, g } = await setup(id, start);
+  g.init();
+  s.send('Session', { started: true, speed: 4, lead: 2 });
+  s.send('PeerClock', { from: 2, t: T0, ahead: 2, safe: T0 + 400 });
+  tick(g, 20);
+  s.send('Session', { started: true, speed: 0, lead: 2, pauseAt: T0 + 2000 });
+  s.send('PeerClock', { from: 2, t: T0 + 2000, ahead: 2, safe: T0 + 2400 });
+  for (let i = 0; i < 10; i++) tick(g, 20, 20);
+  return { s, g };
+}
