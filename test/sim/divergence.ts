@@ -27,6 +27,7 @@ function injected(s: SimSession, slot: SimGameSlot, kind: DivergenceKind, what: 
   const t = slot.game!.game.world.time;
   s.divergence = { index: slot.index, kind, at: s.clock.now(), t, repaired: false, what, order: nextRecordOrder(), since: [], pausesAtInjection: s.pauses.length };
   watchSince(s, s.divergence);
+  if (kind === 'edges') watchEdgeOwner(s, s.divergence, Number(/^edge (\d+) /.exec(what)?.[1]));
   slot.staleT = Math.min(slot.staleT ?? Infinity, t);
   s.note(`${slot.plan.name} DIVERGENCE at t=${t}: ${what}`);
   s.happened.add('divergence');
@@ -46,6 +47,30 @@ function watchSince(s: SimSession, d: InjectedDivergence): void {
     game.onRecord = (r) => {
       before?.(r);
       if (r.what === 'load' || r.what === 'authority') d.since.push({ index: slot.index, what: r.what, t: r.t, at: s.clock.now(), order: r.order });
+    };
+  }
+}
+
+/**
+ * From the injection on, the changed road's owner in every world game, as each apply or load changes it (cheap: one
+ * lookup a record), so the `detected` check can tell a round that read equal roads (a command of the session gave the
+ * road to one owner on every game before the round's stamp) from one that missed a difference.
+ */
+function watchEdgeOwner(s: SimSession, d: InjectedDivergence, edgeId: number): void {
+  if (!Number.isInteger(edgeId)) return;
+  const owners = (d.edgeOwners = new Map());
+  for (const slot of s.slots) {
+    const game = slot.game;
+    if (!game || !slot.present || !slot.holdsWorld) continue;
+    const ownerNow = (): string => game.game.world.edges.get(edgeId)?.owner ?? '(none)';
+    const history: { t: number; owner: string; by?: 'apply' | 'load' }[] = [{ t: game.game.world.time, owner: ownerNow() }];
+    owners.set(slot.index, history);
+    const before = game.onRecord;
+    game.onRecord = (r) => {
+      before?.(r);
+      if (r.what !== 'apply' && r.what !== 'load') return;
+      const owner = ownerNow();
+      if (owner !== history.at(-1)!.owner || r.what === 'load') history.push({ t: r.t, owner, by: r.what });
     };
   }
 }

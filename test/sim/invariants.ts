@@ -306,6 +306,7 @@ function checkDetected(
   const excuse = excuses.find((e) => roundReads(next, idOf(e.index), e.t, e.at) !== 'before');
   if (excuse !== undefined) return;
   if (undoneByOwnCourse(run, d, next.at)) return;
+  if (roadsAgreeAt(run, d, next)) return;
   const later = reading.slice(nextIndex + 1).find(named);
   fail('detected', `${where}: the next checksum round ${next.n} (at ${next.at}${next.paused ? ', paused' : ''}, ${next.result}) did not name ${part ?? 'a part'}`
     + (later ? `; round ${later.n} named it later` : '; no later round named it'));
@@ -316,6 +317,40 @@ function checkDetected(
  * after it that holds the diverged game found the worlds equal (whole-world hashes) at or before `until` (a game time),
  * with no load or Authority anywhere until then.
  */
+/**
+ * The latest a running round may read a heavy lane after its stamp: a spread round reads its chunks at
+ * `at + k·spread·STEP`, at most 20 chunks (the mod's L.CHECKSUM_MAX_CHUNKS) at speed 4. A paused round reads at once.
+ */
+const SPREAD_READ_SPAN_MS = (20 - 1) * 4 * 200;
+
+/**
+ * `edges`: every game that reported the round had given the changed road to the same owner while the round may have
+ * read it (at its stamp, or for a running round any time its spread chunks may have been read), a command of the
+ * session having undone the divergence. Full-length seeds 404, 430, 519, …: the next round identical, the worlds equal
+ * at the next pause, no load in between; seed 327: the road removed on every game at 6600 while round 1, asked at
+ * 6200 and spread, read its edges chunk. An apply at the stamp itself is unsure: either order counts.
+ */
+function roadsAgreeAt(run: SessionRun, d: NonNullable<SessionRun['divergence']>, round: EndedRound): boolean {
+  const owners = d.edgeOwners;
+  if (d.kind !== 'edges' || owners === undefined) return false;
+  // a game's owners by its commands only: from its first load on, the `since` excuses decide
+  const byCommands = (index: number) => {
+    const history = owners.get(index) ?? [];
+    const load = history.findIndex((e) => e.by === 'load');
+    return load === -1 ? history : history.slice(0, load);
+  };
+  const ownerAt = (index: number, before: (t: number) => boolean): string | undefined =>
+    byCommands(index).filter((e) => before(e.t)).at(-1)?.owner;
+  const indexOf = (game: number) => run.slots.findIndex((slot) => slot.id === game);
+  const agree = (before: (t: number) => boolean): boolean => {
+    const theirs = round.reports.map((r) => ownerAt(indexOf(r.game), before));
+    return theirs.every((o) => o !== undefined && o === theirs[0]);
+  };
+  const last = round.at + (round.paused ? 0 : SPREAD_READ_SPAN_MS);
+  const changes = [...owners.keys()].flatMap((index) => byCommands(index)).map((e) => e.t).filter((t) => t > round.at && t <= last);
+  return agree((t) => t < round.at) || [round.at, ...changes].some((at) => agree((t) => t <= at));
+}
+
 function undoneByOwnCourse(run: SessionRun, d: NonNullable<SessionRun['divergence']>, until: number): boolean {
   const equal = run.pauses.slice(d.pausesAtInjection).find((p) => p.hashes.some((h) => h.index === d.index));
   return equal !== undefined && equal.hashes.every((h) => h.hash === equal.hashes[0]!.hash) && equal.t <= until && !d.since.some((e) => e.t <= equal.t);

@@ -40,6 +40,13 @@ export interface InjectedDivergence {
   readonly since: { index: number; what: 'load' | 'authority'; t: number; at: number; order: number }[];
   /** Common pauses compared before it (SessionRun.pauses): the first one after it found the worlds equal again. */
   readonly pausesAtInjection: number;
+  /**
+   * `edges`: the changed road's owner in each world game (by slot index) from the injection on, one entry per change
+   * by an apply, and one per load, with the game time of the record (the first one: its owner then). A command of the
+   * session may give the road to the same owner on every game, which undoes the divergence (the `detected` check's
+   * excuse); a load is the `since` excuses' matter.
+   */
+  edgeOwners?: Map<number, { t: number; owner: string; by?: 'apply' | 'load' }[]>;
 }
 
 
