@@ -272,6 +272,7 @@ export function attachResync(
         if (message.payload.save === resyncSaveName(context().id)) {
           actor.send({ type: 'recv.Hello', from, time: message.payload.time });
           host.loaded(from); // a returner that could not be caught up has its world again
+          if (!inRound()) loadedAfterRound.add(from);
         }
         else if (inRound()) log({ msg: `resync ${context().id}: a hello not of this round's load (a fresh start) from game ${from}`, save: message.payload.save });
       }
@@ -285,6 +286,7 @@ export function attachResync(
   let started = false;
   let speed: number | undefined;
   let outsidersLogged = 0;
+  type LockstepGames = ReturnType<typeof lockstep.actor.getSnapshot>['context']['games'];
   /** The start and the speed between rounds, as the lockstep holds them now (each tick, and before a round starts). */
   const syncSession = () => {
     const session = sessionOf(lockstep.actor.getSnapshot().context);
@@ -314,9 +316,26 @@ export function attachResync(
     log({ msg, outsiders: ids });
     return ids;
   };
+  /**
+   * Games whose Hello named the last round's save after that round had ended: a player that dropped during the round,
+   * loaded its save while away and said Hello after it came back (simulator seed 680 at full length). The round no
+   * longer counts that Hello, so the lockstep keeps the game an outsider while the catch-up takes it as reloaded; one
+   * still an outsider at the next tick gets a `player returned` round, as a returner that cannot be caught up does.
+   */
+  const loadedAfterRound = new Set<number>();
+  const reloadLateLoaders = (games: LockstepGames) => {
+    for (const from of loadedAfterRound) {
+      loadedAfterRound.delete(from);
+      const player = context().players.find((p) => p.id === from);
+      if (inRound() || player === undefined || games[from] === undefined || games[from].hasWorld) continue;
+      log({ msg: `resync ${context().id}: ${player.name}'s game loaded this round's save after it ended and is still an outsider: a round for it`, from });
+      actor.send({ type: 'player.joined', id: from, name: player.name, capable: player.capable, returned: true });
+    }
+  };
   const tick = () => {
     syncSession();
     const lockstepContext = lockstep.actor.getSnapshot().context;
+    if (loadedAfterRound.size > 0) reloadLateLoaders(lockstepContext.games);
     const session = sessionOf(lockstepContext);
     if (!actor.getSnapshot().matches({ Round: 'Pausing' })) return;
     const pauseAt = session.pauseAt;

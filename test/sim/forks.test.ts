@@ -144,6 +144,19 @@ describe('forks found by the simulator stay closed', () => {
     expect(failureText(r)).toBe('');
   }, 60_000);
 
+  // This test FAILED before its fix (full length, the run of 2026-12-01 evening): `detected: … no complete checksum round
+  // compared its world after it` and `repaired: … was not repaired`: p1 joined late, dropped during its `new player`
+  // round, loaded the round's save while away and said its Hello after the round had ended. The round no longer counted
+  // that Hello, so the lockstep kept p1 an outsider (its actions vetoed, its world never compared) while the catch-up
+  // took it as reloaded, and no round came. Now a game still an outsider after such a Hello gets a `player returned`
+  // round (actors/host/resync.ts `loadedAfterRound`).
+  it('a late joiner that loads its round\'s save after the round ended is reloaded by a round of its own (was: detected, repaired)', async () => {
+    const r = await runSeed(680);
+    expect(r.happened).toEqual(expect.arrayContaining(['lateJoin', 'drop', 'resumed', 'resyncVerified']));
+    expect(r.run.resyncs.rounds.verified).toBeGreaterThanOrEqual(2);
+    expect(failureText(r)).toBe('');
+  }, 120_000);
+
   // This test FAILED before its fix (the CI sizes): `progress: … p1@2400/3 (… stop false …)`: p1 came back during a
   // resync round (not caught up: a `player returned` round, made not ready), dropped again before that round, and came
   // back after it caught up, though its game still waited for a load: not ready for good, its actions refused, no round.
