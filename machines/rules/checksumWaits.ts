@@ -30,6 +30,9 @@ function line(waits: RoundWaits, now: number): string {
   return `checksum: ${waits.count} round(s) waited for the previous one in the last ${s} s (longest wait ${seconds(waits.longestMs)} s)`;
 }
 
+/** A line may be written now: none yet, or the last one a minute ago or more. */
+const lineDue = (waits: RoundWaits, now: number): boolean => waits.loggedAt === undefined || now - waits.loggedAt >= WAIT_LOG_EVERY_MS;
+
 const logged = (now: number): RoundWaits => ({ count: 0, longestMs: 0, from: undefined, loggedAt: now, overdueSince: undefined });
 
 /** A regular round is asked at `now`: counted as waited if the timer fired while its predecessor was open. */
@@ -42,12 +45,12 @@ export function noteAsked(waits: RoundWaits, now: number): { waits: RoundWaits; 
     loggedAt: waits.loggedAt,
     overdueSince: undefined,
   };
-  if (next.loggedAt !== undefined && now - next.loggedAt < WAIT_LOG_EVERY_MS) return { waits: next };
+  if (!lineDue(next, now)) return { waits: next };
   return { waits: logged(now), line: line(next, now) };
 }
 
 /** At a host tick: waits held since the last line are written once a minute has passed since it. */
 export function flushWaits(waits: RoundWaits, now: number): { waits: RoundWaits; line?: string } {
-  if (waits.count === 0 || (waits.loggedAt !== undefined && now - waits.loggedAt < WAIT_LOG_EVERY_MS)) return { waits };
+  if (waits.count === 0 || !lineDue(waits, now)) return { waits };
   return { waits: { ...logged(now), overdueSince: waits.overdueSince }, line: line(waits, now) };
 }

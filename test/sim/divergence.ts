@@ -8,7 +8,7 @@ import { HOST_GAME } from '../../machines/rules/resyncRound.ts';
 import type { DivergenceKind, Plan } from './plan.ts';
 import type { SimGameSlot } from './session.ts';
 import type { InjectedDivergence, SimSession } from './sessionContext.ts';
-import { nextRecordOrder } from './simGame.ts';
+import { nextRecordOrder, type GameRecord } from './simGame.ts';
 
 /** Injects the plan's divergence into its game (nothing if that game is not a present world game then). */
 export function diverge(s: SimSession, d: NonNullable<Plan['divergence']>): void {
@@ -41,14 +41,21 @@ function injected(s: SimSession, slot: SimGameSlot, kind: DivergenceKind, what: 
  */
 function watchSince(s: SimSession, d: InjectedDivergence): void {
   for (const slot of s.slots) {
-    const game = slot.game;
-    if (!game) continue;
-    const before = game.onRecord;
-    game.onRecord = (r) => {
-      before?.(r);
+    onEachRecord(slot, (r) => {
       if (r.what === 'load' || r.what === 'authority') d.since.push({ index: slot.index, what: r.what, t: r.t, at: s.clock.now(), order: r.order });
-    };
+    });
   }
+}
+
+/** Runs `watch` on every record the slot's game makes from now on, after whatever watched it before. */
+function onEachRecord(slot: SimGameSlot, watch: (r: GameRecord) => void): void {
+  const game = slot.game;
+  if (!game) return;
+  const before = game.onRecord;
+  game.onRecord = (r) => {
+    before?.(r);
+    watch(r);
+  };
 }
 
 /**
@@ -65,13 +72,11 @@ function watchEdgeOwner(s: SimSession, d: InjectedDivergence, edgeId: number): v
     const ownerNow = (): string => game.game.world.edges.get(edgeId)?.owner ?? '(none)';
     const history: { t: number; owner: string; by?: 'apply' | 'load' }[] = [{ t: game.game.world.time, owner: ownerNow() }];
     owners.set(slot.index, history);
-    const before = game.onRecord;
-    game.onRecord = (r) => {
-      before?.(r);
+    onEachRecord(slot, (r) => {
       if (r.what !== 'apply' && r.what !== 'load') return;
       const owner = ownerNow();
       if (owner !== history.at(-1)!.owner || r.what === 'load') history.push({ t: r.t, owner, by: r.what });
-    };
+    });
   }
 }
 
