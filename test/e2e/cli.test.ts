@@ -2,18 +2,17 @@
 // `feverlink3 host` prints a join code, `feverlink3 join` uses it; chat both ways through stdin/stdout, RTT
 // lines on both sides, a wrong password refused with bad-proof, SIGTERM ends both cleanly, and each session
 // folder's launcher.log holds JSON lines.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killAll, launch } from '../support/cli.ts';
+import { killAll, launch, removeLauncherDir } from '../support/cli.ts';
 
 let dirs: string[] = [];
-// A launcher's simulated game ends when its lifeline pipe closes, a moment after the launcher: it may still write
-// its last log line while the folder is removed, so removal retries (ENOTEMPTY) instead of failing the test.
+// A launcher's simulated game may still write its last log line while the folder goes (removeLauncherDir retries).
 afterEach(async () => {
   await killAll();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  for (const d of dirs) removeLauncherDir(d);
   dirs = [];
 });
 function tempDir(): string {

@@ -5,12 +5,12 @@
 // link that does not open, a fault nobody expected) ends it with ONE line on stderr and status 1.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killAll, launch } from '../support/cli.ts';
+import { killAll, launch, removeLauncherDir } from '../support/cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 let dirs: string[] = [];
@@ -18,7 +18,7 @@ const servers: Server[] = [];
 afterEach(async () => {
   await killAll();
   for (const s of servers.splice(0)) s.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  for (const d of dirs) removeLauncherDir(d);
   dirs = [];
 });
 function tempDir(): string {

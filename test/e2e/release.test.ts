@@ -3,10 +3,11 @@
 // was injected (postject flips the sentinel fuse's trailing ":0" to ":1"). `npm run release` makes the zips.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeLauncherDir } from '../support/cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const GOLDEN = 'AFSVH4IAAAAQEAYEAUDAOCAJBIFQYDIOB4AQI7YAAAAWTB32UZUFQ';
@@ -22,7 +23,7 @@ describe('the single binary (npm run release)', () => {
     copyFileSync(join(root, 'dist/feverlink3'), bin);
     execFileSync('chmod', ['755', bin]);
   }, 120_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
+  afterAll(() => removeLauncherDir(dir));
 
   it('prints its version and decodes a join code, alone in an empty folder', () => {
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 // Real launcher processes for the end-to-end tests: `node bin/feverlink3.js <command> …` with piped stdio,
 // its output kept as lines, waits for a line by pattern, and its exit. Every process started is tracked so a
 // test's afterEach can kill what is left.
@@ -106,4 +107,13 @@ export async function killAll(): Promise<void> {
     ),
   );
   running.clear();
+}
+
+/**
+ * Removes a folder launchers or their games wrote to. A launcher's simulated game ends when its lifeline pipe closes,
+ * a moment after the launcher, and may still write its last log line while the folder goes: removal retries on
+ * ENOTEMPTY for up to 5 s (on a loaded machine half a second was not enough: a CI run failed so).
+ */
+export function removeLauncherDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
 }

@@ -1,11 +1,12 @@
 // The whole-host fuzz's host: a real `feverlink3 host` process with its session key, terminal and log (test/hostile/hostFuzz.test.ts).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeCrypto } from '../../adapters/crypto/nodeCrypto.ts';
 import { decodeJoinCode } from '../../protocol/joinCode.ts';
 import { deriveSessionKey } from '../../protocol/keys.ts';
 import { launch, type Launcher } from './cli.ts';
+import { removeLauncherDir } from './cli.ts';
 
 export interface FuzzHost {
   launcher: Launcher;
@@ -77,6 +78,6 @@ export async function spawnFuzzHost(args: readonly string[] = []): Promise<FuzzH
       if (!exited) launcher.child.kill('SIGTERM');
       return launcher.exited;
     },
-    cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
+    cleanup: () => removeLauncherDir(dir),
   };
 }
