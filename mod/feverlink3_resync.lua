@@ -57,34 +57,60 @@ function M.saveDue(S)
   end
 end
 
+--- Whether a ResyncLoad line ending at gen:lineEnd of to_game.log lies at or before the load line this world was
+-- loaded from (S.loadedFrom, the resync cursor of that load): its save belongs to a world this one replaced.
+function M.replacedLoad(S, gen, lineEnd)
+  local from = S.loadedFrom
+  if not from then return false end
+  return gen < from.gen or (gen == from.gen and lineEnd <= from.offset)
+end
+
 --- ResyncLoad {id, name, sha256}, the line ending at byte `lineEnd` of to_game.log: remembered; the controller stops
 -- reading and stands until `pending` loads it.
 function M.load(S, p, lineEnd)
   if not valid(p) or type(p.name) ~= 'string' or type(lineEnd) ~= 'number' then return 'ResyncLoad without an id and a name' end
   -- The backlog a continuing reload reads again holds the load this world came from: it was loaded (the simulator
-  -- found a mod reload after a load load the old save again, its world thrown back by minutes)
-  if p.name == S.loadedSave then
-    log.info('resync ' .. n(p.id) .. ': ' .. p.name .. ' is the save this world was loaded from: not loaded again')
+  -- found a mod reload after a load load the old save again, its world thrown back by minutes). It holds every
+  -- earlier round's load too, read from the session's start: those worlds were replaced by this one (seed 323: a
+  -- reload after three rounds loaded round 1's save again, its world thrown back from 39000 to 2400).
+  local gen = link.position()
+  if p.name == S.loadedSave or M.replacedLoad(S, gen, lineEnd) then
+    log.info('resync ' .. n(p.id) .. ': ' .. p.name .. ' is the save this world was loaded from, or one before it: not loaded again')
     return
   end
-  local gen = link.position()
   S.reload = { id = p.id, name = p.name, gen = gen, offset = lineEnd }
   -- The repair's detail dump (detail_s<id>_<t>_<player>.txt), before the load replaces this world and Lua state.
   pcall(checksum.dump, S, p.id)
   log.info('resync ' .. n(p.id) .. ': load ' .. p.name .. ' once resync_cursor.txt names ' .. n(gen) .. ':' .. n(lineEnd))
 end
 
+--- The resync cursor's offset when it names a position of r's generation of to_game.log at or after r's load line.
 local function cursorReached(r)
   local g, o = tostring(link.readFile('resync_cursor.txt') or ''):match('^%s*(%d+):(%d+)%s*$')
-  return g ~= nil and tonumber(g) == r.gen and tonumber(o) >= r.offset
+  if g == nil or tonumber(g) ~= r.gen or tonumber(o) < r.offset then return nil end
+  return tonumber(o)
 end
 
 --- Every frame while a load waits: nil while the cursor is not there yet; 'loaded' once the engine loaded the save
--- (the controller then starts again); 'failed' when it could not (this world goes on, reading after the load line).
+-- (the controller then starts again); 'failed' when it could not (this world goes on, reading after the load line);
+-- 'superseded' when the cursor names a later load line (below).
 function M.pending(S)
   local r = S.reload
-  if not r or not cursorReached(r) then return nil end
+  local cursor = r and cursorReached(r)
+  if not cursor then return nil end
   S.reload = nil
+  if cursor > r.offset then
+    -- The launcher has written a later round's load line since (the cursor is the position after the newest one): a
+    -- game that stood still (frozen) reads this line rounds late. This save's world was replaced on every other game;
+    -- loading it and reading on at the cursor skipped the later load and everything between (the simulator's seed
+    -- 1178: a Hello naming round 1's save in round 3 made the game an outsider for good). It reads on after this line,
+    -- standing and applying nothing (S.skippingToLoad), to the later load line, and loads that.
+    log.warn('resync ' .. n(r.id) .. ': ' .. r.name .. ' was replaced by a later load (resync cursor ' .. n(r.gen) .. ':'
+      .. n(cursor) .. '): not loaded; reading on to that load, standing')
+    S.skippingToLoad = true
+    link.setPosition(r.gen, r.offset)
+    return 'superseded'
+  end
   link.writeFile(M.STATE_FILE, '')
   -- What the old state carries over: its last action number, the pause items read, and every item still waiting for
   -- its stamp (every game holds the same ones at its load line; those the save already holds are dropped at init).
@@ -98,6 +124,7 @@ function M.pending(S)
   if not loaded then
     link.writeFile(M.MARKER, '')
     log.error('resync ' .. n(r.id) .. ': loading ' .. r.name .. ' FAILED: ' .. tostring(detail) .. '; this world goes on')
+    S.skippingToLoad = nil
     link.setPosition(r.gen, r.offset)
     return 'failed'
   end

@@ -35,7 +35,7 @@ local function fresh()
     peers = {}, left = {}, parked = {}, parkedCount = {}, parkedTotal = 0, permissions = nil,
     queue = Queue.new(), outbox = Outbox.new(), held = false, dropped = 0,
     lastClock = nil, lastClockWall = nil,
-    pace = { limit = nil, speed = 0, stop = false }, barrier = nil, loadedAt = nil,
+    pace = { limit = nil, speed = 0, stop = false }, barrier = nil, loadedAt = nil, loadedFrom = nil, skippingToLoad = nil,
     start = nil, identityCheckedAt = nil, resume = nil,
   }
 end
@@ -96,8 +96,10 @@ function M.init()
   -- fresh start reads from the session's start (a game started after its load line was written loads it then).
   local loadedSave, carried = resync.loaded()
   local cursorGen, cursorOffset = parsePosition(link.readFile('resync_cursor.txt'))
+  local loadedFrom
   if loadedSave and cursorGen and cursorGen >= gen then
     gen, offset = cursorGen, cursorOffset
+    loadedFrom = { gen = gen, offset = offset }
     log.info('resuming to_game.log at the resync cursor ' .. n(gen) .. ':' .. n(offset))
   end
   link.setPosition(gen, offset)
@@ -119,7 +121,7 @@ function M.init()
   local saved = resume.load(S.start, t)
   if saved then
     -- loaded again in the same session and world: continue (feverlink3_resume.lua), no new Hello
-    S.seq, S.safe, S.loadedSave = saved.seq, saved.safe, saved.loaded
+    S.seq, S.safe, S.loadedSave, S.loadedFrom = saved.seq, saved.safe, saved.loaded, saved.loadedFrom
     S.resume = { t0 = t, gen = saved.gen, offset = saved.offset }
     for _, own in ipairs(saved.own) do
       -- an own action whose copy had come stays confirmed (the host's fields were saved with it); one still waiting
@@ -137,7 +139,7 @@ function M.init()
       .. n(S.queue:size(id)) .. ' own actions waiting; reading the backlog to ' .. n(saved.gen) .. ':'
       .. n(saved.offset) .. ' again without applying it')
   else
-    S.loadedSave = loadedSave
+    S.loadedSave, S.loadedFrom = loadedSave, loadedFrom
     if carried then
       -- after a resync load (feverlink3_resync.lua): own action numbers go on, the items waiting for a later stamp wait on
       S.seq, S.pauseRead = carried.seq, carried.pauseRead
@@ -182,8 +184,8 @@ local function frameBody()
     inbox.handle(S, line.text, line.pos, t)
     if S.reload then break end -- a resync load: the lines after it are the loaded world's (feverlink3_resync.lua)
   end
-  if S.reload then
-    S.engine.setLimit(t) -- stand until the load
+  if S.reload or S.skippingToLoad then
+    S.engine.setLimit(t) -- stand until the load (or until the later load a superseded one leads to)
     return
   end
   endBacklog(nil)

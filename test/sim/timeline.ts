@@ -67,6 +67,8 @@ export function scheduleTimeline(s: SimSession): void {
         const game = slot.game;
         reloading.add(slot);
         happened.add('reload');
+        // the backlog the reloaded mod reads again holds an earlier round's load line besides its world's own (seed 724)
+        if (game.records.filter((r) => r.what === 'load').length >= 2) happened.add('reloadAfterLoads');
         void s.driver.blocking(() => game.reloadMod()).finally(() => reloading.delete(slot));
       });
     }
