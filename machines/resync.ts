@@ -37,6 +37,8 @@ export type { ResyncEmitted, ResyncEvent, ResyncInput, ResyncProgressState, Roun
 
 type Ev<T extends ResyncEvent['type']> = Extract<ResyncEvent, { type: T }>;
 const without = (list: readonly number[], id: number) => list.filter((x) => x !== id);
+/** The game that saves for the round reports an action partial, and was not marked yet. */
+const savingGameMarked = (c: RoundContext, id: number) => id === c.source && !c.marked.includes(id);
 export const resyncMachine = setup({
   types: {
     input: {} as ResyncInput,
@@ -61,6 +63,13 @@ export const resyncMachine = setup({
     failedSave: ({ context }, p: Ev<'recv.SaveDone'>) => p.from === context.source && p.id === context.id && !p.ok,
     savedByHost: ({ context }, p: Ev<'recv.SaveDone'>) => p.from === HOST_GAME && context.source === HOST_GAME && p.id === context.id && p.ok,
     isSource: ({ context }, p: { id: number }) => context.source !== HOST_GAME && p.id === context.source,
+    // The saving game's partial verdict before its SaveDone: the game applied it before it saved (its verdicts and its
+    // SaveDone leave in that order), so the save holds the partly built world (spec "Repair source").
+    savingGameMarked: ({ context }, p: { id: number }) => savingGameMarked(context, p.id),
+    // … and the round has another game to ask (a player, or the host's game when a player source was marked)
+    savingGameReplaced: ({ context }, p: { id: number }) =>
+      savingGameMarked(context, p.id) &&
+      chooseSource(context.players, [...context.marked, p.id], context.hostReloads, context.inWorld).source !== context.source,
     nothingToSend: ({ context }) => context.sending.length === 0,
     everyHello: ({ context }) => context.awaiting.length === 0,
   },
@@ -120,6 +129,17 @@ export const resyncMachine = setup({
       enqueue.assign({ source });
       if (warning) enqueue.emit({ type: 'out.sourceWarning', id: context.id, text: warning });
       enqueue.emit({ type: 'out.save', id: context.id, to: source, name: resyncSaveName(context.id) });
+    }),
+    noteSourceMarked: emit(({ context }, p: { id: number }) => ({
+      type: 'out.sourceMarked' as const,
+      id: context.id,
+      from: p.id,
+      names: namesOf([p.id], context.players),
+    })),
+    /** The host's game, marked while it saves and with no player to ask instead: its world is copied, with the warning. */
+    warnMarkedSource: enqueueActions(({ context, enqueue }) => {
+      const { warning } = chooseSource(context.players, context.marked, context.hostReloads, context.inWorld);
+      if (warning) enqueue.emit({ type: 'out.sourceWarning', id: context.id, text: warning });
     }),
     announce: enqueueActions(({ context, enqueue }, p: Ev<'cmd.fileReady'>) => {
       const participants = context.players.map((x) => x.id);
@@ -299,8 +319,24 @@ export const resyncMachine = setup({
           },
           states: {
             WaitingForSave: {
-              description: "Waits for the SaveDone of the saving game (context.source) only; another game's is ignored.",
+              description:
+                "Waits for the SaveDone of the saving game (context.source) only; another game's is ignored. The saving " +
+                "game reporting an action partial first (its save holds that world) makes the round ask the next " +
+                "source (Saving again, its timeout anew); with none, the host's world is copied with the warning.",
               on: {
+                'game.partial': [
+                  {
+                    guard: { type: 'savingGameReplaced', params: ({ event }) => event },
+                    target: '#resync.Round.Saving',
+                    reenter: true,
+                    actions: [{ type: 'mark', params: ({ event }) => event }, { type: 'noteSourceMarked', params: ({ event }) => event }],
+                  },
+                  {
+                    guard: { type: 'savingGameMarked', params: ({ event }) => event },
+                    actions: [{ type: 'mark', params: ({ event }) => event }, 'warnMarkedSource'],
+                  },
+                  { actions: { type: 'mark', params: ({ event }) => event } },
+                ],
                 'recv.SaveDone': [
                   {
                     guard: { type: 'failedSave', params: ({ event }) => event },

@@ -76,6 +76,11 @@ export type ResyncEmitted =
   | { type: 'out.save'; id: number; to: number; name: string }
   /** The host's world is copied although it is marked partial: a WARNING line and a chat line. */
   | { type: 'out.sourceWarning'; id: number; text: string }
+  /**
+   * The saving game (`from`, named `names`) reported an action partial before its SaveDone: its save holds that
+   * world, so the round asks the next source instead (its ResyncSave follows; logged).
+   */
+  | { type: 'out.sourceMarked'; id: number; from: number; names: string }
   /** The file is announced: seal each chunk once and write it to every participant. */
   | { type: 'out.announced'; id: number; sha256: string; bytes: number; participants: readonly number[] }
   /** Send ResyncLoad { id, name, sha256 } to each game of `to` (0: the host's own game). */

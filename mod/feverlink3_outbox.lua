@@ -1,5 +1,6 @@
 -- FeverLink3: the lines the game sends to the launcher (from_game.log), kept in order and written in ONE append
--- per frame (session-folder contract: one writer, complete lines, one write per batch). Line format:
+-- per frame, and one at the end of a step that queued lines (session-folder contract: one writer, complete lines, one
+-- write per batch). Line format:
 -- `<Kind>\t<json>` with the payload exactly as on the wire (wire-protocol.txt, kinds 30-53).
 -- Bounded: while appends fail the lines stay queued, in order, up to MAX_LINES lines or MAX_BYTES bytes; past that
 -- a new line is refused (add returns false, 'overflow'), counted per kind and logged once per kind and stall. The

@@ -277,6 +277,13 @@ function M.beforeStep(t)
   local due = S.queue:due(t, function(item) return pace.complete(S, item) end)
   for _, item in ipairs(due) do apply.apply(S, item, t) end
   checksum.beforeStep(S, t) -- a round at t reads the world after the items stamped <= t
+  -- What this step decided (verdicts, a report) goes out now, not with the next frame: a Lua state loaded again
+  -- before that frame continues past these items and cannot tell them again; a lost `partial` verdict left the host's
+  -- partly built world unmarked and it became the repair's source (spec "Repair source"; simulator seed 478).
+  if S.outbox:size() > 0 then
+    S.outbox:flush()
+    log.flush()
+  end
 end
 
 --- A local command before the game applies it: true = the mod carries it (feverlink3_command.lua).

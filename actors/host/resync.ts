@@ -101,6 +101,9 @@ export function attachResync(
     log({ msg: `WARNING: resync ${e.id}: ${e.text}`, level: 'warn' });
     host.chat(`[FeverLink3] ${e.text}`, 'warn');
   });
+  on('out.sourceMarked', (e) => {
+    log({ msg: `resync ${e.id}: ${e.names} applied an action partly before its save; the round asks another game for its save`, from: e.from, level: 'warn' });
+  });
   on('out.announced', (e) => {
     const { hostReloads, hostLoadsEarly } = context();
     host.hold([...e.participants, ...(hostReloads && !hostLoadsEarly ? [0] : [])]);

@@ -201,7 +201,7 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: actions', (lua) => {
     }
     s.send('Action', { stamp: st - STEP, seq: 7, body: { tag: '4:7' }, from: 4, allowed: true });
     tick(g, 20, 20);
-    tick(g, 20); // verdicts made in beforeStep go out with the next frame
+    tick(g, 20);
     expect(g.engine().applied.map((a) => `${a.cmd.tag}@${a.t - T0}`)).toEqual([
       '4:7@800', '0:9@1000', '1:4@1000', '1:5@1000', '3:1@1000', '3:2@1000',
     ]);

@@ -85,7 +85,31 @@ function failPartly(s: SimSession, slot: SimGameSlot): void {
   watchRepairSource(s);
   // not once the session winds down (finish.ts): a partial apply in the final pause could not be found and repaired
   // before the run ends (seed 97: the host's last flush item)
-  failNextApplyPartly(slot.game!.game, (what) => injected(s, slot, 'partial', what), () => !s.finishing);
+  const partialApplied = watchReloadBeforeFrame(s, slot);
+  failNextApplyPartly(slot.game!.game, (what) => (injected(s, slot, 'partial', what), partialApplied()), () => !s.finishing);
+}
+
+/**
+ * Coverage `reloadAfterPartial`: the game's mod was loaded again after the partial apply and before the game's next
+ * frame, the frame that once wrote that step's verdicts (seed 478 at full length: the `partial` verdict was lost).
+ * Returns what the partial apply calls.
+ */
+function watchReloadBeforeFrame(s: SimSession, slot: SimGameSlot): () => void {
+  const game = slot.game!;
+  let frameDue = false;
+  const frame = game.frame.bind(game);
+  game.frame = () => {
+    frameDue = false;
+    frame();
+  };
+  const reloadMod = game.reloadMod.bind(game);
+  game.reloadMod = () => {
+    if (frameDue) s.happened.add('reloadAfterPartial');
+    return reloadMod();
+  };
+  return () => {
+    frameDue = true;
+  };
 }
 
 /**
@@ -101,6 +125,8 @@ function watchRepairSource(s: SimSession): void {
   s.resync.actor.on('out.progress', (e) => {
     if (e.state === 'Transferring' && askedPlayer.has(e.id)) s.happened.add('repairSource');
   });
+  // the saving game's partial verdict came before its SaveDone: the round asked another game (seeds 953, 672 …)
+  s.resync.actor.on('out.sourceMarked', () => s.happened.add('sourceMarkedWhileSaving'));
   s.resync.actor.on('out.sourceWarning', (e) => {
     if (s.divergence?.kind === 'partial') s.divergence.hostCopiedBecause = e.text;
   });

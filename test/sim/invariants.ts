@@ -368,10 +368,14 @@ function checkRepairSource(
   const load = run.slots[d.index]!.game?.records.find((r) => r.what === 'load' && r.order >= d.order);
   if (!d.repaired || load === undefined) return;
   checks.repaired += 1;
-  const saver = run.slots.find((s) => s.game?.records.some((r) => r.what === 'save' && r.name === load.name && r.order < load.order));
-  const save = saver?.game!.records.find((r) => r.what === 'save' && r.name === load.name)!;
-  if (saver === undefined) fail('repaired', `${where}: ${run.slots[d.index]!.plan.name} loaded ${load.name}, which no game saved`);
-  else if (saver.index === d.index && save.order > d.order && d.hostCopiedBecause === undefined) {
+  // the last save of that name before the load is the file loaded: a round that asked a player after the host's game
+  // had saved (its partial verdict came before its SaveDone) wrote the player's upload over the host's own save
+  const saves = run.slots.flatMap((slot) =>
+    (slot.game?.records ?? []).filter((r) => r.what === 'save' && r.name === load.name && r.order < load.order).map((save) => ({ saver: slot, save })));
+  const last = saves.sort((a, b) => a.save.order - b.save.order).at(-1);
+  if (last === undefined) return fail('repaired', `${where}: ${run.slots[d.index]!.plan.name} loaded ${load.name}, which no game saved`);
+  const { saver, save } = last;
+  if (saver.index === d.index && save.order > d.order && d.hostCopiedBecause === undefined) {
     fail('repaired', `${where} was repaired from ${saver.plan.name}'s own save ${load.name}, made after it, not a player's`);
   }
   else if (saver.index !== d.index && (!saver.holdsWorld || stale(saver, save))) {
