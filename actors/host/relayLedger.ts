@@ -13,6 +13,8 @@ import type { LogFn } from '../ports.ts';
 import { guarded } from '../supervise.ts';
 import type { HostLockstep } from './hostLockstep.ts';
 
+type LockstepContext = ReturnType<HostLockstep['actor']['getSnapshot']>['context'];
+
 export const MAX_ITEMS = 16_384;
 
 type Kept = { readonly message: Message; readonly stamp: number | undefined; readonly flush: boolean };
@@ -66,6 +68,20 @@ export function attachRelayLedger(lockstep: HostLockstep, log: LogFn): RelayLedg
       kept = [];
     },
   };
+}
+
+/**
+ * The time a round's save was made at, for `since`: where the saving game stands (its last Clock, or the time its
+ * Hello named after its own load: the save's), never below the session's pauseAt. The save is taken where the saving
+ * game stands still, which can be past pauseAt (spec "The pause after the load"): full-length simulator seed 668
+ * paused at 4000 while a stalled returner's flushes were stamped 8200, every game ran on to 8200 and saved there, and
+ * `since(4000)` sent every game the items of 4000..8200 the save held already: applied twice.
+ */
+export function saveTime(lockstep: Pick<LockstepContext, 'games'>, pauseAt: number | undefined, source: number): number | undefined {
+  const game = lockstep.games[source];
+  const stands = game?.clock?.t ?? game?.bestT;
+  if (stands === undefined) return pauseAt;
+  return pauseAt === undefined ? stands : Math.max(pauseAt, stands);
 }
 
 /** owner:seq of the action a relayed Action is (from:seq) or a BuildCommit commits (owner:seq). */

@@ -18,7 +18,7 @@ import type { Clock, LogFn } from '../ports.ts';
 import { guarded, stackOf, startTicker } from '../supervise.ts';
 import type { HostChecksums } from './checksums.ts';
 import type { HostLockstep } from './hostLockstep.ts';
-import { attachRelayLedger } from './relayLedger.ts';
+import { attachRelayLedger, saveTime } from './relayLedger.ts';
 import type { HostSession } from './hostSession.ts';
 import type { InspectionObserver } from './hostTypes.ts';
 import {
@@ -118,8 +118,10 @@ export function attachResync(
   });
   on('out.load', (e) => {
     // after the load line: what the save does not hold of what was relayed (a returner or a joiner missed some of it);
-    // the save was made standing at the session's pauseAt (the round's own pauseAt is a previous round's until a Hello)
-    const savedAt = sessionOf(lockstep.actor.getSnapshot().context).pauseAt;
+    // the save was made where the saving game stands, at or past the session's pauseAt (the round's own pauseAt is a
+    // previous round's until a Hello)
+    const lockstepContext = lockstep.actor.getSnapshot().context;
+    const savedAt = saveTime(lockstepContext, sessionOf(lockstepContext).pauseAt, context().source);
     const unsaved = savedAt === undefined ? [] : ledger.since(savedAt);
     for (const to of e.to) {
       host.sendTo(to, 'ResyncLoad', { id: e.id, name: e.name, sha256: e.sha256 });

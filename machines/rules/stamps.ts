@@ -34,6 +34,17 @@ export function maxClock(games: Iterable<GameView>, now: number): number | undef
   return max;
 }
 
+/**
+ * Where the host's game stands when no pacing clock is known: its last Clock, else the time its last Hello named (a
+ * Hello after a resync load drops the old clock; the next Clock comes a frame later). Full-length simulator seed 447:
+ * a round right after a verified one paused at futureStamp(0) = 800 while every world stood at 4600, and the round's
+ * load resent every relayed item above 800, which the save held already: each applied twice.
+ */
+export function hostGameT(games: Readonly<Record<number, GameView>>): number | undefined {
+  const host = games[0];
+  return host?.clock?.t ?? host?.bestT;
+}
+
 /** `roundUpToStep(maxClock) + (lead + 2) × STEP`: used for pauseAt and a stalled game's promise. */
 export function futureStamp(maxClockValue: number, lead: number): number {
   return roundUpToStep(maxClockValue) + (lead + 2) * STEP;

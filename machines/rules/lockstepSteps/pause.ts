@@ -10,7 +10,7 @@ import { record } from '../inFlight.ts';
 import type { ActionPayload } from '../lockstepTypes.ts';
 import type { FlushedPauseAction } from '../pauseOrder.ts';
 import { relayedAction } from '../relay.ts';
-import { futureStamp, maxClock } from '../stamps.ts';
+import { futureStamp, hostGameT, maxClock } from '../stamps.ts';
 import { onVeto } from './relay.ts';
 import { hopFor, log, step } from './step.ts';
 import type { Ctx, Out, Step } from './step.ts';
@@ -60,7 +60,7 @@ export function onFlushed(context: Ctx, items: readonly FlushedPauseAction[], st
 
 /** The running session's stamp for the host: futureStamp over the pacing games (the host's game t without). */
 export function runningStamp(context: Ctx): number {
-  const max = maxClock(gameList(context.games), context.now) ?? context.games[0]?.clock?.t ?? 0;
+  const max = maxClock(gameList(context.games), context.now) ?? hostGameT(context.games) ?? 0;
   return futureStamp(max, context.session.lead);
 }
 

@@ -10,7 +10,7 @@ import { leadFor, nextLead } from '../lead.ts';
 import { pauseAtFor, startCheck } from '../lockstep.ts';
 import type { StartCheck } from '../lockstep.ts';
 import type { GameView, Speed, StartApart } from '../lockstepTypes.ts';
-import { maxClock } from '../stamps.ts';
+import { hostGameT, maxClock } from '../stamps.ts';
 import { NO_STALL_PASS } from './clocks.ts';
 import { log, logOnce, sessionOut, step } from './step.ts';
 import type { Ctx, Log, Step } from './step.ts';
@@ -136,7 +136,7 @@ export function pauseSession(context: Ctx): Partial<Ctx> {
   const pauseAt = pauseAtFor({
     pauseAt: session.pauseAt,
     ran: session.ran,
-    hostT: games[0]?.clock?.t,
+    hostT: hostGameT(games),
     maxClock: maxClock(gameList(games), context.now),
     lead: session.lead,
   });
