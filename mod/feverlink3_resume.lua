@@ -58,6 +58,9 @@ function M.save(S, t, gen, offset)
   if S.loadedSave then lines[#lines + 1] = 'loaded=' .. S.loadedSave end
   -- and where its load line ends in to_game.log: every ResyncLoad up to there belongs to a world it replaced
   if S.loadedFrom then lines[#lines + 1] = 'loadedFrom=' .. n(S.loadedFrom.gen) .. ':' .. n(S.loadedFrom.offset) end
+  -- the time that save was loaded at: the host's copy of an own action made before the load, which may follow the load
+  -- line after a reload, is still taken (feverlink3_inbox.lua ownCopy)
+  if S.resyncLoadedAt then lines[#lines + 1] = 'resyncLoadedAt=' .. n(S.resyncLoadedAt) end
   for _, item in ipairs(S.queue.items) do
     -- own actions and own BuildCommits (a commit made in a pause waits for the games to leave the stop: lost here, the
     -- others applied it and this game did not, a fork the simulator found with held builds)
@@ -73,7 +76,8 @@ function M.save(S, t, gen, offset)
 end
 
 --- The saved state if this Lua state continues it: the same launcher session (start) and a game time within
--- MAX_GAP above the saved one. Returns {t, seq, safe, gen, offset, own = {items}, loaded?, loadedFrom?} or nil.
+-- MAX_GAP above the saved one. Returns {t, seq, safe, gen, offset, own = {items}, loaded?, loadedFrom?, resyncLoadedAt?}
+-- or nil.
 function M.load(start, t)
   lastText = nil
   local text = link.readFile(M.FILE)
@@ -99,7 +103,7 @@ function M.load(start, t)
   local fromGen, fromOffset = tostring(saved.loadedFrom or ''):match('^(%d+):(%d+)$')
   local loadedFrom = fromGen and { gen = tonumber(fromGen), offset = tonumber(fromOffset) } or nil
   return { t = st, seq = seq, safe = safe, gen = tonumber(gen), offset = tonumber(offset), own = saved.own, loaded = loaded,
-    loadedFrom = loadedFrom }
+    loadedFrom = loadedFrom, resyncLoadedAt = tonumber(saved.resyncLoadedAt or '') }
 end
 
 --- After the backlog (the to_game.log lines the previous Lua state had read) was read again: everything stamped

@@ -38,6 +38,14 @@ end
 -- their load (the host asks once every game stands at the pause).
 function M.save(S, p)
   if not valid(p) or type(p.name) ~= 'string' then return 'ResyncSave without an id and a name' end
+  if S.resume then
+    -- The backlog a continuing reload reads again (feverlink3_resume.lua): the previous Lua state carried this line
+    -- out in the frame that read it (saveDue runs in that frame, before mod_state.txt records the position past it).
+    -- Saved again, the CURRENT world went over the round's file, maybe while the launcher was sending it, and a
+    -- second SaveDone went out for that round.
+    log.info('resync ' .. n(p.id) .. ': ResyncSave read again in the backlog: saved by the previous Lua state, not saved again')
+    return
+  end
   S.saveAsked = { id = p.id, name = p.name }
 end
 

@@ -112,6 +112,10 @@ function M.init()
   S.active = true
   -- Deterministic math.random (architecture §7 item 2): reseeded from the game time in every beforeStep.
   local t = engine.time()
+  -- Stand until this state's first frame sets the limit from the session (it does in every frame): the engine still
+  -- holds the last limit of the old Lua state, after a resync load the OLD world's, which a loaded world whose time
+  -- lies before it would run up to in this frame's steps, past what this state has read.
+  pcall(function() engine.setLimit(t) end)
   S.loadedAt = t -- G5: a pauseAt before the time this world was loaded at counts as that time
   random.seed(t)
   math.random = random.random
@@ -122,6 +126,7 @@ function M.init()
   if saved then
     -- loaded again in the same session and world: continue (feverlink3_resume.lua), no new Hello
     S.seq, S.safe, S.loadedSave, S.loadedFrom = saved.seq, saved.safe, saved.loaded, saved.loadedFrom
+    S.resyncLoadedAt = saved.resyncLoadedAt
     S.resume = { t0 = t, gen = saved.gen, offset = saved.offset }
     for _, own in ipairs(saved.own) do
       -- an own action whose copy had come stays confirmed (the host's fields were saved with it); one still waiting
@@ -152,6 +157,10 @@ function M.init()
     .. ', reading to_game.log from ' .. n(gen) .. ':' .. n(offset) .. ', Hello at ' .. n(t))
   pcall(function() S.engine.notify('info', 'FeverLink3: session active as ' .. S.name) end)
   S.outbox:flush()
+  -- The state file now, not at the end of the first frame: a resync load emptied it and resync.loaded cleared the
+  -- marker, so a Lua state loaded again before that frame started fresh (a Hello without the save, which the host takes
+  -- for a fresh start, the round's save loaded a second time, own action numbers from 1 again).
+  if not S.resume then resume.save(S, t, link.position()) end
   log.flush()
   return true
 end
@@ -229,6 +238,7 @@ function M.frame()
     -- a resync load waits for the launcher's resync cursor; once loaded the mod starts again, as a fresh Lua state
     local okLoad, result = pcall(resync.pending, S)
     if okLoad and result == 'loaded' then
+      log.flush() -- the old state's last lines (init's log.reset drops what is not written)
       M.init()
       return
     end
