@@ -1,6 +1,6 @@
 // Resync save transfer (issue 11 item 10): a 256 MiB save (FEVERLINK3_BENCH_RESYNC_MIB to change) from the host to 7
 // players on 127.0.0.1, each player its own process (this file forked with --resync-receiver). Measured in the same
-// run, interleaved raw / raw+rx / save, twice (FEVERLINK3_BENCH_RESYNC_ROUNDS):
+// run, interleaved raw / raw+rx / save, three times (FEVERLINK3_BENCH_RESYNC_ROUNDS):
 //   raw:    read 256 KiB, SHA-256, seal once (the bare data), write the frame to 7 sockets; the players count bytes.
 //   raw+rx: the same, with players that open each frame, hash it and write it to a file (the pipeline mirrored; the
 //           writes batched like SaveReceiver's).
@@ -18,7 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeBase64 } from '../adapters/base64/nodeBase64.ts';
 import { realClock } from '../adapters/clock.ts';
@@ -272,14 +272,19 @@ export async function run(): Promise<void> {
     const chunks = Math.ceil(bytes / CHUNK_BYTES);
     await Promise.all(players.map((p) => p.up));
     console.log(`resync: a ${mib} MiB save to ${RECEIVERS} players on 127.0.0.1 (each player a process; files in ${base}), raw / save interleaved`);
+    // The ratios by CPU move with the machine's load (all 0.82 at load 5, 0.62–0.80 per round at load 8–12 on
+    // 2026-12-01): the load is printed with them.
+    const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+    console.log(`  load average at the start: ${load()}`);
     const raws: number[] = [];
     const mirrors: number[] = [];
     const saves: number[] = [];
     // CPU per chunk of each run, by mode (CPU varies much less with the machine's load than seconds do)
     const cpus: Record<'raw' | 'rawMirror' | 'save', ReturnType<typeof cpuPerChunk>[]> = { raw: [], rawMirror: [], save: [] };
-    // FEVERLINK3_BENCH_RESYNC_ROUNDS (default 2) rounds of raw / raw+rx / save; FEVERLINK3_BENCH_RESYNC_SAVE_ONLY=1
+    // FEVERLINK3_BENCH_RESYNC_ROUNDS (default 3: the median of 2 was the worse one, and one round's CPU per chunk moves by
+    // ±10 % with the machine's load) rounds of raw / raw+rx / save; FEVERLINK3_BENCH_RESYNC_SAVE_ONLY=1
     // leaves the raw runs out (a profile of the save alone).
-    const rounds = Number(process.env.FEVERLINK3_BENCH_RESYNC_ROUNDS ?? 2);
+    const rounds = Number(process.env.FEVERLINK3_BENCH_RESYNC_ROUNDS ?? 3);
     const rawModes = process.env.FEVERLINK3_BENCH_RESYNC_SAVE_ONLY === '1' ? [] : (['raw', 'rawMirror'] as const);
     for (let round = 0; round < rounds; round++) {
       for (const mode of rawModes) {
@@ -318,6 +323,7 @@ export async function run(): Promise<void> {
       console.log(`  CPU ratio save/raw+rx: all ${cpuRatio('rawMirror', 'total')}, host ${cpuRatio('rawMirror', 'host')}, player ${cpuRatio('rawMirror', 'player')}`);
       console.log(`  CPU ratio save/raw:    all ${cpuRatio('raw', 'total')}, host ${cpuRatio('raw', 'host')}, player ${cpuRatio('raw', 'player')}`);
     }
+    console.log(`  load average at the end: ${load()}`);
     console.log(`  host lifetime max RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (includes the bench itself)`);
     for (const p of players) p.child.send({ quit: true });
   } finally {
