@@ -12,7 +12,7 @@
 // delays of machines/resyncSetup.ts (its guards and actions), on the actor's injected clock.
 import type { RoundContext } from './resyncTypes.ts';
 import { failureReason, HOST_GAME, namesOf, RESYNC_TIMEOUTS } from './rules/resyncRound.ts';
-import { HOT_JOIN_REASON, START_ROUND_REASON, resyncSetup } from './resyncSetup.ts';
+import { HOT_JOIN_REASON, ROUND_AT_START, START_ROUND_REASON, resyncSetup } from './resyncSetup.ts';
 
 export const RESYNC_SYSTEM_ID = 'resync';
 export { HOT_JOIN_REASON, START_ROUND_REASON } from './resyncSetup.ts';
@@ -32,17 +32,7 @@ export const resyncMachine = resyncSetup.createMachine({
     id: 0,
     reason: '',
     speedBefore: 0,
-    waitingFor: [],
-    inWorld: [],
-    pauseReported: false,
-    source: HOST_GAME,
-    participants: [],
-    file: undefined,
-    sending: [],
-    heard: [],
-    pauseAt: undefined,
-    awaiting: [],
-    failure: undefined,
+    ...ROUND_AT_START,
   }),
   on: {
     'player.left': { actions: { type: 'removePlayer', params: ({ event }) => event } },

@@ -23,6 +23,21 @@ export const HOT_JOIN_REASON = { joined: 'new player', returned: 'player returne
  */
 export const START_ROUND_REASON = 'start: games at different times';
 
+/** What a round holds when it starts (and the context before the first round): nothing asked, heard or sent yet. */
+export const ROUND_AT_START = {
+  waitingFor: [],
+  inWorld: [],
+  pauseReported: false,
+  source: HOST_GAME,
+  participants: [],
+  file: undefined,
+  sending: [],
+  heard: [],
+  pauseAt: undefined,
+  awaiting: [],
+  failure: undefined,
+} as const satisfies Partial<RoundContext>;
+
 type Ev<T extends ResyncEvent['type']> = Extract<ResyncEvent, { type: T }>;
 const without = (list: readonly number[], id: number) => list.filter((x) => x !== id);
 /** The game that saves for the round reports an action partial, and was not marked yet. */
@@ -88,17 +103,7 @@ export const resyncSetup = setup({
       reason: p.reason,
       speedBefore: context.speed,
       speed: 0,
-      waitingFor: [],
-      inWorld: [],
-      pauseReported: false,
-      source: HOST_GAME,
-      participants: [],
-      file: undefined,
-      sending: [],
-      heard: [],
-      pauseAt: undefined,
-      awaiting: [],
-      failure: undefined,
+      ...ROUND_AT_START,
     })),
     startQueuedRound: assign(({ context }) => ({ queued: [], reason: context.queuedReason })),
     notePause: assign((_, p: Ev<'pause.progress'>) => ({ waitingFor: [...p.waitingFor], inWorld: [...p.inWorld], pauseReported: true })),
