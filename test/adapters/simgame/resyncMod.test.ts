@@ -3,46 +3,33 @@
 // resync_cursor.txt, then loads, and the mod starts again like a fresh Lua state: a new Hello at the loaded time,
 // reading to_game.log from the cursor (the line after the load is read by the loaded world, once).
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { injectDivergence } from '../../../adapters/simgame/desync.ts';
 import { SimGame } from '../../../adapters/simgame/game.ts';
 import { LuaHost } from '../../../adapters/simgame/luaHost.ts';
 import { worldHash } from '../../../adapters/simgame/world/checksum.ts';
 import { createWorld } from '../../../adapters/simgame/world/create.ts';
 import type { Command } from '../../../adapters/simgame/world/commands.ts';
-import { manualClock, REAL_MOD, tempDir } from './support.ts';
+import { modSession } from './modSession.ts';
+import { REAL_MOD } from './support.ts';
 
-let tmp: ReturnType<typeof tempDir>;
-let clock: ReturnType<typeof manualClock>;
-beforeEach(() => {
-  tmp = tempDir();
-  clock = manualClock();
-});
-afterEach(() => tmp.cleanup());
+const s = modSession();
 
 async function start() {
-  writeFileSync(join(tmp.dir, 'identity.txt'), 'name=Ada\nid=1\nrole=player\nstart=1:0\n');
-  writeFileSync(join(tmp.dir, 'to_game.log'), '');
+  s.begin();
   const logs: string[] = [];
-  const game = new SimGame({ world: createWorld(7), now: clock.now, savesDir: join(tmp.dir, 'saves'), log: (level, text) => logs.push(`${level}: ${text}`) });
-  const host = await LuaHost.create({ modDir: REAL_MOD, env: { FEVERLINK3_SESSION_DIR: tmp.dir }, engine: game, wallMs: clock.now, log: (l, t) => logs.push(`${l}: ${t}`) });
+  const game = new SimGame({ world: createWorld(7), now: s.clock.now, savesDir: s.file('saves'), log: (level, text) => logs.push(`${level}: ${text}`) });
+  const host = await LuaHost.create({ modDir: REAL_MOD, env: { FEVERLINK3_SESSION_DIR: s.dir }, engine: game, wallMs: s.clock.now, log: (l, t) => logs.push(`${l}: ${t}`) });
   game.attach(host);
-  const frames = (count: number) => {
-    for (let i = 0; i < count; i++) {
-      clock.advance(20);
-      game.frame();
-    }
-  };
-  const toGame = (kind: string, payload: unknown) => appendFileSync(join(tmp.dir, 'to_game.log'), `${kind}\t${JSON.stringify(payload)}\n`);
+  const frames = (count: number) => s.frames(game, count);
   const fromGame = () =>
-    readFileSync(join(tmp.dir, 'from_game.log'), 'utf8')
+    readFileSync(s.file('from_game.log'), 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((l) => ({ kind: l.slice(0, l.indexOf('\t')), payload: JSON.parse(l.slice(l.indexOf('\t') + 1)) }));
-  const modLog = () => readFileSync(join(tmp.dir, 'mod.log'), 'utf8');
-  return { game, host, frames, toGame, fromGame, modLog, logs };
+  return { game, host, frames, toGame: s.toGame, fromGame, modLog: s.modLog, logs };
 }
 
 describe('the mod in a resync round', () => {
@@ -56,7 +43,7 @@ describe('the mod in a resync round', () => {
     g.toGame('ResyncSave', { id: 1, name: 'feverlink3-resync-1' });
     g.frames(3);
     expect(g.fromGame().filter((l) => l.kind === 'SaveDone')).toEqual([{ kind: 'SaveDone', payload: { id: 1, ok: true } }]);
-    const saved = join(tmp.dir, 'saves', 'feverlink3-resync-1');
+    const saved = join(s.dir, 'saves', 'feverlink3-resync-1');
     const savedHash = worldHash(g.game.world);
     const sha256 = createHash('sha256').update(readFileSync(saved)).digest('hex');
 
@@ -68,7 +55,7 @@ describe('the mod in a resync round', () => {
     g.frames(2);
     expect(g.host.status()).toMatchObject({ queued: 2 }); // with the own action 1:1
     g.toGame('ResyncLoad', { id: 1, name: 'feverlink3-resync-1', sha256 });
-    const afterLoad = statSync(join(tmp.dir, 'to_game.log')).size;
+    const afterLoad = statSync(s.file('to_game.log')).size;
     g.toGame('Chat', { text: 'for the loaded world', from: 0, name: 'host' });
     g.frames(10);
     // No cursor yet: the world stands, nothing loaded, the line after the load not read by this world.
@@ -76,7 +63,7 @@ describe('the mod in a resync round', () => {
     expect(g.fromGame().filter((l) => l.kind === 'Hello')).toHaveLength(1);
     expect(g.modLog()).not.toContain('for the loaded world');
 
-    writeFileSync(join(tmp.dir, 'resync_cursor.txt'), `1:${afterLoad}\n`);
+    writeFileSync(s.file('resync_cursor.txt'), `1:${afterLoad}\n`);
     g.frames(5);
     expect(worldHash(g.game.world)).toBe(savedHash);
     expect(g.fromGame().filter((l) => l.kind === 'Hello')).toEqual([
@@ -87,7 +74,7 @@ describe('the mod in a resync round', () => {
     g.game.issue(road); // after the load the own action numbers go on: 1:2, never 1:1 again
     g.frames(2);
     expect(g.fromGame().filter((l) => l.kind === 'Action').map((l) => l.payload.seq)).toEqual([1, 2]);
-    expect(readFileSync(join(tmp.dir, 'resync_load.txt'), 'utf8')).toBe(''); // the marker is read once
+    expect(readFileSync(s.file('resync_load.txt'), 'utf8')).toBe(''); // the marker is read once
     // the host's action is carried over into the loaded world, and 1:2 waits; the own action 1:1 the host had not
     // confirmed is not (the host sends its copy after the load line if it relayed it: DECISIONS "After a resync load,
     // own actions the host had not confirmed are dropped")
@@ -99,23 +86,20 @@ describe('the mod in a resync round', () => {
   });
 
   it('a game that starts after its load line was written reads from the session start and loads (a late joiner)', async () => {
-    writeFileSync(join(tmp.dir, 'identity.txt'), 'name=Ada\nid=1\nrole=player\nstart=1:0\n');
+    writeFileSync(s.file('identity.txt'), 'name=Ada\nid=1\nrole=player\nstart=1:0\n');
     // Another game's save stands for the host's (the joiner's own world is createWorld(7)).
-    const other = new SimGame({ world: createWorld(99), now: clock.now, savesDir: join(tmp.dir, 'saves') });
+    const other = s.newGame(99);
     expect(other.save('feverlink3-resync-4').ok).toBe(true);
     const lines = `Session\t${JSON.stringify({ started: true, speed: 0, lead: 2, pauseAt: 0 })}\nResyncLoad\t${JSON.stringify({ id: 4, name: 'feverlink3-resync-4', sha256: 'ab'.repeat(32) })}\n`;
-    writeFileSync(join(tmp.dir, 'to_game.log'), lines);
-    writeFileSync(join(tmp.dir, 'resync_cursor.txt'), `1:${Buffer.byteLength(lines)}\n`);
+    writeFileSync(s.file('to_game.log'), lines);
+    writeFileSync(s.file('resync_cursor.txt'), `1:${Buffer.byteLength(lines)}\n`);
     const logs: string[] = [];
-    const game = new SimGame({ world: createWorld(7), now: clock.now, savesDir: join(tmp.dir, 'saves'), log: (l, t) => logs.push(`${l}: ${t}`) });
-    const host = await LuaHost.create({ modDir: REAL_MOD, env: { FEVERLINK3_SESSION_DIR: tmp.dir }, engine: game, wallMs: clock.now, log: (l, t) => logs.push(`${l}: ${t}`) });
+    const game = new SimGame({ world: createWorld(7), now: s.clock.now, savesDir: s.file('saves'), log: (l, t) => logs.push(`${l}: ${t}`) });
+    const host = await LuaHost.create({ modDir: REAL_MOD, env: { FEVERLINK3_SESSION_DIR: s.dir }, engine: game, wallMs: s.clock.now, log: (l, t) => logs.push(`${l}: ${t}`) });
     game.attach(host);
-    for (let i = 0; i < 5; i++) {
-      clock.advance(20);
-      game.frame();
-    }
+    s.frames(game, 5);
     expect(worldHash(game.world)).toBe(worldHash(other.world));
-    const hellos = readFileSync(join(tmp.dir, 'from_game.log'), 'utf8').split('\n').filter((l) => l.startsWith('Hello\t'));
+    const hellos = readFileSync(s.file('from_game.log'), 'utf8').split('\n').filter((l) => l.startsWith('Hello\t'));
     expect(hellos.map((l) => JSON.parse(l.slice(6)))).toEqual([{ time: 0 }, { time: 0, save: 'feverlink3-resync-4' }]);
     host.close();
   });
@@ -127,11 +111,11 @@ describe('the mod in a resync round', () => {
     g.frames(3);
     expect(g.fromGame().find((l) => l.kind === 'SaveDone')?.payload).toMatchObject({ id: 2, ok: false, detail: expect.stringContaining('bad save name') });
     g.toGame('ResyncLoad', { id: 2, name: 'feverlink3-resync-2', sha256: 'ab'.repeat(32) });
-    const afterLoad = statSync(join(tmp.dir, 'to_game.log')).size;
+    const afterLoad = statSync(s.file('to_game.log')).size;
     g.toGame('Chat', { text: 'still this world', from: 0, name: 'host' });
-    writeFileSync(join(tmp.dir, 'resync_cursor.txt'), `1:${afterLoad}\n`);
+    writeFileSync(s.file('resync_cursor.txt'), `1:${afterLoad}\n`);
     g.frames(5);
-    expect(existsSync(join(tmp.dir, 'saves', 'feverlink3-resync-2'))).toBe(false);
+    expect(existsSync(join(s.dir, 'saves', 'feverlink3-resync-2'))).toBe(false);
     expect(g.modLog()).toContain('resync 2: loading feverlink3-resync-2 FAILED');
     expect(g.modLog()).toContain('still this world');
     expect(g.fromGame().filter((l) => l.kind === 'Hello')).toHaveLength(1); // no new world, no new hello
