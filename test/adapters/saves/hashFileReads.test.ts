@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashFile } from '../../../adapters/saves/hashFile.ts';
+import { eventLoopTurnsDuring } from '../../support/eventLoopTurns.ts';
 
 const MIB = 1_048_576;
 let dir: string;
@@ -26,15 +27,7 @@ describe('hashFile in 1 MiB reads', () => {
   it('lets the event loop turn between reads', async () => {
     const path = join(dir, 'big');
     await writeFile(path, randomBytes(8 * MIB + 1));
-    let turns = 0;
-    let spinning = true;
-    const spin = () => {
-      turns++;
-      if (spinning) setImmediate(spin);
-    };
-    setImmediate(spin);
-    await hashFile(path);
-    spinning = false;
+    const { turns } = await eventLoopTurnsDuring(() => hashFile(path));
     expect(turns).toBeGreaterThanOrEqual(9); // at least one turn per read of the 9
   });
 });

@@ -17,6 +17,7 @@ import { CHUNK_BYTES } from '../../../machines/rules/resyncChunks.ts';
 import { FrameDecoder } from '../../../protocol/frame.ts';
 import { decodeChunkPayload, Kind } from '../../../protocol/messages/index.ts';
 import { Opener, Sealer } from '../../../protocol/seal.ts';
+import { eventLoopTurnsDuring } from '../../support/eventLoopTurns.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -178,16 +179,8 @@ describe('save sender and the event loop', () => {
   it('yields between chunks: other callbacks run while a save streams', async () => {
     const file = await saveFile(24 * CHUNK_BYTES);
     const peer = new Peer();
-    let turns = 0;
-    let spinning = true;
-    const spin = () => {
-      turns++;
-      if (spinning) setImmediate(spin);
-    };
-    setImmediate(spin);
     const { s } = sender(file, new Map([[1, peer]]));
-    await s.start();
-    spinning = false;
+    const { turns } = await eventLoopTurnsDuring(() => s.start());
     // At least one turn of the loop per chunk: every read is awaited, nothing runs the whole file in one go.
     expect(turns).toBeGreaterThanOrEqual(24);
   });
