@@ -2,9 +2,9 @@
 // is `feverlink3 host --game none --max-players 9` in a process of its own; 7 receiver processes
 // (bench/support/relayReceiver.ts) and a sender in this process join it as players over TCP on 127.0.0.1, say
 // hello, stand, and the host's terminal types /start. In a round every one of the 8 players blasts Actions at
-// PER_SENDER_RATE, under the spec's per-connection cap (1000 frames/s; the CLI has no way to lift it), so the host
+// 900 a second, under the spec's per-connection cap (1000 frames/s), so the host
 // relays 8 × that, each Action to all 8 players (the 7 others, and its origin, which applies it only with the host's
-// copy); a player never runs more than WINDOW Actions ahead of what it got
+// copy); a player never runs more than 250 Actions ahead of what it got
 // from the others, so a host that falls behind is not closed as a flood. Printed: Actions relayed per second
 // (counted at the players), frames per second out of the host, and the host process's CPU per Action
 // (/proc/<pid>/stat utime + stime around the round), for the trace recorder ON and OFF (FEVERLINK3_TRACE=off in the
@@ -14,31 +14,68 @@
 // third host (recorder ON; with `--profile-off` instead, OFF) under --cpu-prof and prints its top self-time
 // functions. `-- hostRelay --base <dir>` also runs two hosts (ON, OFF) from another tree of the project (a copy
 // before a change, its node_modules linked) in the same interleaved rounds, and prints this tree's host CPU per
-// action over the base's, pair by pair: a before/after measured in one machine state. Prints only; judges nothing.
+// action over the base's, pair by pair: a before/after measured in one machine state. `-- hostRelay --capacity`
+// measures what the host can relay, not what 8 paced players offer: the hosts run with the frame cap lifted
+// (FEVERLINK3_RATE_LIMIT_SCALE), every player sends as fast as its window lets it, and the players count
+// Action frames by their clear header without opening them (RelayPeer.lean). Prints only; judges nothing.
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { summariseProfile } from './support/cpuProfile.ts';
 import { HostProcess } from './support/hostProcess.ts';
-import { ReceiverProcess, type ReceiverStatus } from './support/receiverProcess.ts';
+import { LocalReceiver, ReceiverProcess, type Receiver, type ReceiverStatus } from './support/receiverProcess.ts';
 import { floorSample } from './support/relayFloor.ts';
-import { RelayPeer, type PeerCounts, type RoundCounts } from './support/relayPeer.ts';
+import { CLOCK_MS, RelayPeer, type PeerCounts, type RoundCounts } from './support/relayPeer.ts';
 
 /** Receiver processes; with the sender, 8 players: `--max-players 9` counts the host's own (absent) game. */
 const RECEIVERS = 7;
 const MAX_PLAYERS = 9;
 const PLAYERS = RECEIVERS + 1;
-/** Actions a second each player sends: under the 1000 frames/s cap with its 10 Clocks and its Pongs. */
-const PER_SENDER_RATE = 900;
-/** Actions each player sends in one round (about 1.3 s at the rate). */
-const ROUND_ACTIONS = 1200;
+/** How the players load the host: paced under the spec's cap (the default), or as fast as it relays (`--capacity`). */
+interface Load {
+  /** The players count Action frames by header, unopened (RelayPeer.lean). */
+  lean: boolean;
+  /** Actions a second each player sends at most. */
+  perSender: number;
+  /** Actions each player sends in one round. */
+  roundActions: number;
+  /** Actions a player may be ahead of what came back (/ 7, or / 8 when lean): see RelayPeer.round. */
+  window: number;
+  timeoutMs: number;
+  /** The players' Clock cadence (ms). */
+  clockMs: number;
+  /** The hosts' extra environment. */
+  hostEnv: Record<string, string>;
+}
+
+/**
+ * Under the 1000 frames/s cap with 10 Clocks a second and the Pongs: 900 Actions/s a player, 1200 a round (about
+ * 1.3 s), a window of 250 (far from the 1000 a connection's rate bucket holds, so a host that falls behind is not
+ * closed as a flood).
+ */
+const PACED: Load = { lean: false, perSender: 900, roundActions: 1200, window: 250, timeoutMs: 6_000, clockMs: CLOCK_MS, hostEnv: {} };
+
+/**
+ * The capacity run: the host's frame cap lifted (FEVERLINK3_RATE_LIMIT_SCALE), every player sends as fast as
+ * its window lets it, so the host relays as much as it can; the players are lean, or their opening of 8 frames per
+ * Action would take the cores the host needs. A Clock every 25 ms: the Actions in flight past the slowest game's
+ * reported time stay under the host's 512 per origin at this rate (machines/rules/inFlight.ts).
+ */
+const CAPACITY: Load = {
+  lean: true,
+  perSender: 20_000,
+  roundActions: 5_000,
+  window: 100,
+  timeoutMs: 30_000,
+  clockMs: 25,
+  hostEnv: { FEVERLINK3_RATE_LIMIT_SCALE: '100' },
+};
+
+let load = PACED;
 /** A/B pairs of rounds (after one warm-up round on each host); `--pairs <n>` sets another count. */
 const DEFAULT_PAIRS = 8;
 /** Rounds on the profiled host. */
 const PROFILE_ROUNDS = 2;
-const ROUND_TIMEOUT_MS = 6_000;
-/** Actions a player may be ahead of what it received from the others (/ 7): see RelayPeer.round. */
-const WINDOW = 250;
 
 type Variant = 'on' | 'off' | 'base-on' | 'base-off' | 'profile';
 
@@ -47,7 +84,7 @@ interface BenchHost {
   readonly proc: HostProcess;
   readonly dir: string;
   sender?: RelayPeer;
-  /** Rounds run on it so far (each player then holds rounds × 7 × ROUND_ACTIONS of the others' Actions). */
+  /** Rounds run on it so far (each player then holds rounds × 7 × roundActions of the others' Actions). */
   rounds: number;
   /** Every player's counts (since its join) at the end of the last round; the sender first. */
   last?: PeerCounts[];
@@ -83,11 +120,12 @@ const until = async (probe: () => Promise<boolean>, ms: number, what: () => stri
 };
 
 /** Joins the sender and every receiver, has every game say hello and stand, types /start, waits for the start. */
-async function startSession(host: BenchHost, receivers: readonly ReceiverProcess[]): Promise<void> {
+async function startSession(host: BenchHost, receivers: readonly Receiver[]): Promise<void> {
   const { port, key } = await host.proc.address();
   const keyHex = Buffer.from(key).toString('hex');
-  host.sender = await RelayPeer.join(port, key, 'sender');
-  for (const r of receivers) await r.call('join', { host: host.variant, port, keyHex, name: r.name });
+  const peer = { lean: load.lean, clockMs: load.clockMs };
+  host.sender = await RelayPeer.join(port, key, 'sender', peer);
+  for (const r of receivers) await r.call('join', { host: host.variant, port, keyHex, name: r.name, ...peer });
   host.sender.hello();
   await Promise.all(receivers.map((r) => r.call('hello', { host: host.variant })));
   // Each game's PeerClock reached every other player: the host has every Hello and every standing Clock.
@@ -114,19 +152,21 @@ async function startSession(host: BenchHost, receivers: readonly ReceiverProcess
   );
 }
 
-/** One round on `host`: all 8 players blast ROUND_ACTIONS each; until every player has the others' Actions. */
-async function round(host: BenchHost, receivers: readonly ReceiverProcess[], all: readonly BenchHost[]): Promise<Round> {
-  const expect = (PLAYERS - 1) * ROUND_ACTIONS;
+/** One round on `host`: all 8 players blast roundActions each; until every player has the others' Actions. */
+async function round(host: BenchHost, receivers: readonly Receiver[], all: readonly BenchHost[]): Promise<Round> {
+  // A lean player counts its own Actions' copies too: it waits for all 8 players' shares.
+  const copies = load.lean ? PLAYERS : PLAYERS - 1;
+  const expect = copies * load.roundActions;
   host.rounds++;
   const target = host.rounds * expect;
   const others = all.filter((h) => h !== host);
   const common = {
-    count: ROUND_ACTIONS,
-    perSecond: PER_SENDER_RATE,
+    count: load.roundActions,
+    perSecond: load.perSender,
     target,
     expect,
-    timeoutMs: ROUND_TIMEOUT_MS,
-    window: WINDOW,
+    timeoutMs: load.timeoutMs,
+    window: load.window,
   };
   const cpuBefore = host.proc.cpuMicros();
   const othersBefore = others.map((h) => h.proc.cpuMicros());
@@ -146,18 +186,19 @@ async function round(host: BenchHost, receivers: readonly ReceiverProcess[], all
       : [
           `${names[i]}: ${c.actions + c.vetoes}/${target}${c.ended ? ` ended ${c.ended}` : ''}, short from ` +
             Object.entries(c.byOrigin)
-              .filter(([, n]) => n < host.rounds * ROUND_ACTIONS)
-              .map(([id, n]) => `${id} (${n - host.rounds * ROUND_ACTIONS})`)
+              .filter(([, n]) => n < host.rounds * load.roundActions)
+              .map(([id, n]) => `${id} (${n - host.rounds * load.roundActions})`)
               .join(', '),
         ],
   );
-  const before = host.last ?? counts.map(() => ({ frames: 0, actions: 0, vetoes: 0, ownVetoes: 0 }));
+  const before = host.last ?? counts.map(() => ({ frames: 0, actions: 0, vetoes: 0, ownVetoes: 0, actionFrames: 0 }));
   host.last = counts;
   const sum = (key: keyof PeerCounts) => counts.reduce((total, c, i) => total + c[key] - before[i]![key], 0);
   return {
     variant: host.variant,
     seconds,
-    relayed: sum('actions') / (PLAYERS - 1),
+    // Each relayed Action reached the 7 others (and, counted by a lean player, its origin).
+    relayed: sum(load.lean ? 'actionFrames' : 'actions') / copies,
     frames: sum('frames'),
     vetoes: sum('ownVetoes'),
     hostCpuMicros,
@@ -203,6 +244,9 @@ export async function run(): Promise<void> {
   // `--profile-off`: the profiled host runs with the recorder OFF (to set its profile beside an ON one).
   const profileOff = process.argv.includes('--profile-off');
   const profile = profileOff || process.argv.includes('--profile');
+  if (process.argv.includes('--capacity')) load = CAPACITY;
+  // `--keep`: the hosts' session folders stay (launcher.log, trace.jsonl) to be read after the run.
+  const keep = process.argv.includes('--keep');
   const option = (name: string): string | undefined => {
     const at = process.argv.indexOf(name);
     return at >= 0 ? process.argv[at + 1] : undefined;
@@ -221,19 +265,25 @@ export async function run(): Promise<void> {
     const proc = new HostProcess({
       dir,
       maxPlayers: MAX_PLAYERS,
-      env: { FEVERLINK3_TRACE: variant.endsWith('off') || (variant === 'profile' && profileOff) ? 'off' : undefined },
+      env: { ...load.hostEnv, FEVERLINK3_TRACE: variant.endsWith('off') || (variant === 'profile' && profileOff) ? 'off' : undefined },
       ...(variant === 'profile' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] } : {}),
       ...(variant.startsWith('base-') ? { bin: baseBin! } : {}),
     });
     return { variant, proc, dir, rounds: 0 };
   });
-  const receivers = [...Array(RECEIVERS).keys()].map((i) => new ReceiverProcess(`r${i + 1}`));
+  const receivers: Receiver[] = [...Array(RECEIVERS).keys()].map((i) =>
+    load.lean ? new LocalReceiver(`r${i + 1}`) : new ReceiverProcess(`r${i + 1}`),
+  );
   const problems: string[] = [];
   try {
     console.log(
-      `host: \`feverlink3 host --game none --max-players ${MAX_PLAYERS}\` in its own process; ${RECEIVERS} receiver` +
-        ` processes + 1 sender (this process) join it over TCP on 127.0.0.1;\na round: each of the ${PLAYERS} players` +
-        ` sends ${ROUND_ACTIONS} Actions at ${PER_SENDER_RATE}/s (the spec caps a connection at 1000 frames/s),` +
+      `host: \`feverlink3 host --game none --max-players ${MAX_PLAYERS}\` in its own process; ${RECEIVERS} receivers` +
+        (load.lean ? ' and 1 sender, all in this process,' : ' in processes of their own + 1 sender (this process)') +
+        ` join it over TCP on 127.0.0.1;\na round: each of the ${PLAYERS} players` +
+        (load === CAPACITY
+          ? ` sends ${load.roundActions} Actions as fast as the host relays them (capacity: the host's rate limits ×100,` +
+            ` the players count Action frames unopened),`
+          : ` sends ${load.roundActions} Actions at ${load.perSender}/s (the spec caps a connection at 1000 frames/s),`) +
         ` the host relays each to all ${PLAYERS} (its origin included: ${PLAYERS} frames out per action);\n${PAIRS} A/B pairs of rounds, recorder ON` +
         ` (trace.jsonl) / OFF (FEVERLINK3_TRACE=off)${base ? `, and the same from the base tree ${base}` : ''},` +
         ' after one warm-up round each; median (min–max) over the rounds',
@@ -379,6 +429,7 @@ export async function run(): Promise<void> {
     for (const host of hosts) host.sender?.close();
     await Promise.all(receivers.map((r) => r.stop()));
     await Promise.all(hosts.map((h) => h.proc.stop()));
-    await rm(root, { recursive: true, force: true });
+    if (keep) console.log(`session folders kept (--keep): ${root}`);
+    else await rm(root, { recursive: true, force: true });
   }
 }

@@ -17,7 +17,7 @@ import { hostResyncFiles } from '../saves/hostResyncFiles.ts';
 import { gameSavesDir } from './gameSaves.ts';
 import { budgetedLog } from '../../actors/logBudget.ts';
 import { HostSession } from '../../actors/host/hostSession.ts';
-import type { Listener, LogFn } from '../../actors/ports.ts';
+import type { Listener, LogFn, TransportLimits } from '../../actors/ports.ts';
 import { deriveSessionKey } from '../../protocol/keys.ts';
 import { realClock } from '../clock.ts';
 import { nodeBase64 } from '../base64/nodeBase64.ts';
@@ -41,6 +41,8 @@ export interface HostLaunchOptions {
   log: LogFn;
   /** `--inspect PORT`: serve the inspector's live page on 127.0.0.1:PORT (0: any free port). */
   inspect?: number;
+  /** The transport's limits changed from the spec's (only the host-relay bench's capacity run lifts the frame rate). */
+  transportLimits?: Partial<TransportLimits>;
 }
 
 export interface RunningHost {
@@ -82,7 +84,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
   const live = o.inspect === undefined ? undefined : await startLiveInspector(o.inspect, realClock, `host ${o.name}`);
   let listener: Listener;
   try {
-    listener = await listenTcp({ host: o.listen.host, port: o.listen.port, clock: realClock, log });
+    listener = await listenTcp({ host: o.listen.host, port: o.listen.port, clock: realClock, log, limits: o.transportLimits ?? {} });
   } catch (error) {
     await live?.close();
     throw startupError(`listen on ${addressText(o.listen.host, o.listen.port)}`, error);

@@ -1,7 +1,8 @@
 // The bench side of a receiver process (bench/support/relayReceiver.ts): forks it with `node --import tsx` and an
-// IPC channel, and calls it request by request.
+// IPC channel, and calls it request by request. LocalReceiver is the same receiver in the bench's own process.
 import { fork, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { receiverHandler, type ReceiverHandler } from './receiverHandler.ts';
 import type { RoundCounts } from './relayPeer.ts';
 
 const SCRIPT = resolve(import.meta.dirname, 'relayReceiver.ts');
@@ -9,7 +10,7 @@ const SCRIPT = resolve(import.meta.dirname, 'relayReceiver.ts');
 type Host = { host: string };
 /** What the bench asks a receiver (`host` names which of its sessions). */
 export type ReceiverRequest = { id: number } & (
-  | ({ op: 'join'; port: number; keyHex: string; name: string } & Host)
+  | ({ op: 'join'; port: number; keyHex: string; name: string; lean: boolean; clockMs: number } & Host)
   | ({ op: 'hello' } & Host)
   | ({ op: 'status' } & Host)
   | ({ op: 'round'; count: number; perSecond: number; target: number; expect: number; timeoutMs: number; window: number } & Host)
@@ -38,7 +39,15 @@ interface Results {
   close: object;
 }
 
-export class ReceiverProcess {
+/** A receiver the bench calls: in a process of its own, or in the bench's. */
+export interface Receiver {
+  readonly name: string;
+  readonly up: Promise<void>;
+  call<O extends Op>(op: O, args: Args<O>): Promise<Results[O]>;
+  stop(): Promise<void>;
+}
+
+export class ReceiverProcess implements Receiver {
   readonly name: string;
   readonly child: ChildProcess;
   readonly up: Promise<void>;
@@ -81,5 +90,27 @@ export class ReceiverProcess {
     const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
     await exited;
     clearTimeout(timer);
+  }
+}
+
+/**
+ * A receiver in the bench's own process: the capacity run's lean players cost little each, and 7 more processes
+ * would take the cores the host needs (bench/hostRelay.bench.ts).
+ */
+export class LocalReceiver implements Receiver {
+  readonly name: string;
+  readonly up = Promise.resolve();
+  private readonly handle: ReceiverHandler = receiverHandler();
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  call<O extends Op>(op: O, args: Args<O>): Promise<Results[O]> {
+    return this.handle({ id: 0, op, ...args } as ReceiverRequest) as Promise<Results[O]>;
+  }
+
+  async stop(): Promise<void> {
+    await this.handle({ id: 0, op: 'close' });
   }
 }

@@ -6,6 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { encodeJoinCode, type Endpoint } from '../../../protocol/joinCode.ts';
 import { parsePlayerSet } from '../../../machines/rules/permissions.ts';
 import { gameChoice } from '../../launcher/gameProcess.ts';
+import { DEFAULT_LIMITS } from '../../transport/limits.ts';
 import { addressText, launchHost, type RunningHost } from '../../launcher/hostLauncher.ts';
 import { parseCommandLine, usageText, wholeNumber, type CommandSpec } from '../args.ts';
 import { StartupError, UsageError } from '../failure.ts';
@@ -55,6 +56,24 @@ export function joinEndpoints(host: string, port: number): Endpoint[] {
   return found.slice(0, 8);
 }
 
+/**
+ * The host-relay bench's capacity run offers more Actions than the spec's 1000 frames and 1 MiB a second per
+ * connection allow, so it scales those two limits in the host's environment (docs/DECISIONS.md "Bench: the relay's
+ * capacity"). Only the host's own operator can set it, no peer can; unset, the spec's limits hold.
+ */
+export const RATE_SCALE_ENV = 'FEVERLINK3_RATE_LIMIT_SCALE';
+
+/** The factor of RATE_SCALE_ENV (a whole number 1–1000), if set; a UsageError for anything else. */
+export function rateLimitScale(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env[RATE_SCALE_ENV];
+  return text === undefined || text === '' ? undefined : wholeNumber(RATE_SCALE_ENV, text, 1, 1000);
+}
+
+/** The spec's frame and byte rates per connection, times `scale`. */
+export function scaledRates(scale: number): { maxFramesPerSecond: number; maxBytesPerSecond: number } {
+  return { maxFramesPerSecond: DEFAULT_LIMITS.maxFramesPerSecond * scale, maxBytesPerSecond: DEFAULT_LIMITS.maxBytesPerSecond * scale };
+}
+
 export async function run(args: readonly string[]): Promise<number> {
   const parsed = parseCommandLine(spec, args);
   if (parsed.help) {
@@ -68,6 +87,7 @@ export async function run(args: readonly string[]): Promise<number> {
   const game = gameChoice(values, 0);
   if (typeof game === 'string') throw new UsageError(game);
   const inspect = inspectPort(values.inspect);
+  const rateScale = rateLimitScale(process.env);
 
   const dir = sessionDir(values['session-dir'], 'host');
   const { log, flush } = openLauncherLog(dir, values.verbose, { role: 'host' });
@@ -80,6 +100,7 @@ export async function run(args: readonly string[]): Promise<number> {
     game,
     log,
     ...(inspect === undefined ? {} : { inspect }),
+    ...(rateScale === undefined ? {} : { transportLimits: scaledRates(rateScale) }),
   });
   // Handled from before the first line printed: whoever reads the join code may signal at once.
   const stopped = untilSignal();
@@ -90,6 +111,11 @@ export async function run(args: readonly string[]): Promise<number> {
   say(`session folder: ${dir}`);
   if (running.inspectorUrl) say(`inspector: ${running.inspectorUrl}`);
   log({ msg: 'hosting', host: listener.host, port: listener.port, maxPlayers, password: values.password !== undefined, game: game.kind });
+  if (rateScale !== undefined) {
+    const { maxFramesPerSecond, maxBytesPerSecond } = scaledRates(rateScale);
+    say(`rate limits lifted ${rateScale}×: ${maxFramesPerSecond} frames and ${maxBytesPerSecond} bytes a second per connection (${RATE_SCALE_ENV})`);
+    log({ msg: 'rate limits lifted', level: 'warn', maxFramesPerSecond, maxBytesPerSecond, by: RATE_SCALE_ENV });
+  }
 
   const printRtt = rttPrinter(10_000, Date.now);
   host.on((n) => {
