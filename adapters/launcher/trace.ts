@@ -5,6 +5,7 @@
 import type { InspectionEvent } from 'xstate';
 import type { Clock, LogFn } from '../../actors/ports.ts';
 import { flushOnFatal } from '../cli/supervise.ts';
+import { directInspection } from '../trace/directInspection.ts';
 import { createTraceRecorder } from '../trace/traceRecorder.ts';
 import { createLiveFeed } from '../../inspect/liveFeed.ts';
 import { startInspectorServer } from '../../inspect/server.ts';
@@ -46,17 +47,20 @@ export function openLauncherTrace(
   env = process.env,
   also?: (event: InspectionEvent) => void,
 ): LauncherTrace {
-  if (env.FEVERLINK3_TRACE === 'off') return { inspect: also, close: async () => {} };
+  // directInspection: each root's system hands the events over as they are, without XState's copy of each.
+  if (env.FEVERLINK3_TRACE === 'off') return { inspect: also && directInspection(also), close: async () => {} };
   const recorder = createTraceRecorder({ dir, clock, log, wallClock: Date.now, hot: HOT_EVENTS });
   const unregister = flushOnFatal(() => recorder.flushSync());
   const record = recorder.inspect;
   return {
-    inspect: also
-      ? (event) => {
-          record(event);
-          also(event);
-        }
-      : record,
+    inspect: directInspection(
+      also
+        ? (event) => {
+            record(event);
+            also(event);
+          }
+        : record,
+    ),
     close: async () => {
       unregister();
       await recorder.close();
