@@ -50,7 +50,9 @@ export function onVeto(context: Ctx, from: number, seq: number, why: string): St
  */
 export function slowestTime(games: Games): number {
   let slowest = Number.POSITIVE_INFINITY;
-  for (const game of Object.values(games)) {
+  // for…in, not Object.values: this runs for every relayed Action, and makes no array.
+  for (const id in games) {
+    const game = games[id as unknown as number]!;
     if (!game.ready || !game.hasWorld || game.stalled !== undefined) continue;
     const t = game.clock?.t ?? game.bestT ?? 0;
     if (t < slowest) slowest = t;
