@@ -7,11 +7,12 @@
 // `directInspection(observer)` returns the observer to give root actors as `inspect` (each owner may wrap it, as
 // the sessions guard it: actors/supervise.ts `guarded`). When it sees the `@xstate.actor` event of a root actor,
 // the root's system has exactly one observer: the `inspect` option that root was created with (XState adds
-// observers from a root's options only, and nothing here calls `system.inspect`). It then replaces that system's
+// observers from a root's options and from `system.inspect` only). It then replaces that system's
 // `_sendInspectionEvent` with a direct call of that same option: the event XState just built (every call site
 // passes a fresh object literal, checked for the pinned 5.33.3) gets its `rootId` and goes on as it is. Every
-// observer sees the same events with the same fields, through the same wrappers. If XState's system no longer looks
-// like this (another version), nothing is replaced and the events come the usual way:
+// observer sees the same events with the same fields, through the same wrappers. A later `system.inspect` (a test
+// watching an actor) gives the system its own dispatch back first, so every observer is served. If XState's system
+// no longer looks like this (another version), nothing is replaced and the events come the usual way:
 // test/adapters/trace/directInspection.test.ts then fails on its check that the direct path is taken.
 import type { InspectionEvent } from 'xstate';
 
@@ -22,7 +23,7 @@ interface RootLike {
   sessionId?: unknown;
   _parent?: unknown;
   options?: { inspect?: unknown };
-  system?: { _sendInspectionEvent?: unknown };
+  system?: { _sendInspectionEvent?: unknown; inspect?: unknown };
 }
 
 /** The function XState's `toObserver(inspect)` would call: the option itself, or an observer's `next`. */
@@ -53,11 +54,21 @@ export function directInspection(observer: Observer): Observer {
     const system = root.system;
     if (typeof system !== 'object' || system === null || direct.has(system)) return;
     const deliver = deliveryOf(root.options?.inspect);
-    if (deliver === undefined || typeof system._sendInspectionEvent !== 'function' || typeof root.sessionId !== 'string') return;
+    const dispatch = system._sendInspectionEvent;
+    const addObserver = system.inspect;
+    if (deliver === undefined || typeof dispatch !== 'function' || typeof addObserver !== 'function') return;
+    if (typeof root.sessionId !== 'string') return;
     const rootId = root.sessionId;
     system._sendInspectionEvent = (event: InspectionEvent & { rootId?: string }) => {
       event.rootId = rootId;
       deliver(event);
+    };
+    // A second observer: XState's own dispatch again (it serves the first one too), then the observer is added.
+    system.inspect = (...args: unknown[]) => {
+      system._sendInspectionEvent = dispatch;
+      system.inspect = addObserver;
+      direct.delete(system);
+      return (addObserver as (...a: unknown[]) => unknown).apply(system, args);
     };
     direct.add(system);
   }

@@ -101,6 +101,20 @@ describe('directInspection', () => {
     actor.stop();
   });
 
+  it('gives the system its own dispatch back when a second observer is added, and both are served', () => {
+    const first: string[] = [];
+    const second: string[] = [];
+    const actor = createActor(machine, { clock: new SimulatedClock(), inspect: directInspection((event) => first.push(event.type)) }).start();
+    expect(deliversDirectly(actor)).toBe(true);
+    actor.system.inspect((event) => second.push(event.type));
+    expect(deliversDirectly(actor)).toBe(false);
+    const before = first.length;
+    actor.send({ type: 'go' });
+    expect(first.length).toBeGreaterThan(before);
+    expect(second).toEqual(first.slice(before));
+    actor.stop();
+  });
+
   it('a throwing observer is still caught by the wrapper it was given through', () => {
     const logs: { msg: string }[] = [];
     let calls = 0;
