@@ -45,7 +45,7 @@ export interface RoundCounts extends PeerCounts {
   ended?: string;
 }
 
-/** A frame counter in front of the connection the PlayerSession reads; a frame `take` returns true for goes no further. */
+/** A frame counter in front of the connection the PlayerSession reads; a frame for which `take` returns true stops there. */
 function counting(conn: Connection, take: (frame: Frame) => boolean): Connection {
   return {
     get id() {
