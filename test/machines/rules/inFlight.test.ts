@@ -1,9 +1,10 @@
 // The host's count of Actions in flight (machines/rules/inFlight.ts): settling keeps the record as it is while no
 // game passed a stamp (the relay's hot path makes nothing new then), prunes what every game passed and drops emptied
-// origins; recording keeps each origin's stamps ascending and never changes the record it was given.
+// origins; recording keeps each origin's stamps ascending and never changes the record it was given; the caps refuse
+// the Action past them.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MAX_IN_FLIGHT_PER_ORIGIN, inFlightRefusal, record, settle, type InFlight } from '../../../machines/rules/inFlight.ts';
+import { MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_ORIGIN, inFlightRefusal, record, settle, type InFlight } from '../../../machines/rules/inFlight.ts';
 
 describe('Actions in flight', () => {
   it('settles to the same record while no stamp is passed', () => {
@@ -26,7 +27,17 @@ describe('Actions in flight', () => {
     expect(before).toEqual({ 1: [10, 12] });
   });
 
-  it('agrees with a plain model over random records, settles and refusals', () => {
+  it('refuses past the cap of one origin and past the cap of all, and not before', () => {
+    let inFlight: InFlight = {};
+    for (let i = 0; i < MAX_IN_FLIGHT_PER_ORIGIN - 1; i++) inFlight = record(inFlight, 1, 100 + i);
+    expect(inFlightRefusal(inFlight, MAX_IN_FLIGHT_PER_ORIGIN - 1, 1)).toBeUndefined();
+    inFlight = record(inFlight, 1, 999);
+    expect(inFlightRefusal(inFlight, MAX_IN_FLIGHT_PER_ORIGIN, 1)).toMatch(/actions of this game are still waiting/);
+    expect(inFlightRefusal(inFlight, MAX_IN_FLIGHT_PER_ORIGIN, 2)).toBeUndefined();
+    expect(inFlightRefusal(inFlight, MAX_IN_FLIGHT, 2)).toMatch(/actions are still waiting/);
+  });
+
+  it('agrees with a plain model over random records and settles', () => {
     const op = fc.oneof(
       fc.record({ type: fc.constant('record' as const), from: fc.integer({ min: 1, max: 4 }), stamp: fc.integer({ min: 0, max: 40 }) }),
       fc.record({ type: fc.constant('settle' as const), slowest: fc.integer({ min: 0, max: 40 }) }),
@@ -53,7 +64,6 @@ describe('Actions in flight', () => {
             const mine = model.filter((m) => m.from === from).map((m) => m.stamp).sort((a, b) => a - b);
             expect(inFlight[from] ?? []).toEqual(mine);
           }
-          expect(inFlightRefusal(inFlight, model.length, 1) === undefined).toBe(model.filter((m) => m.from === 1).length < MAX_IN_FLIGHT_PER_ORIGIN);
         }
       }),
     );
