@@ -41,7 +41,7 @@ export interface HostLaunchOptions {
   log: LogFn;
   /** `--inspect PORT`: serve the inspector's live page on 127.0.0.1:PORT (0: any free port). */
   inspect?: number;
-  /** The transport's limits changed from the spec's (only the host-relay bench's capacity run lifts the frame rate). */
+  /** The transport's limits changed from the spec's (FEVERLINK3_RATE_LIMIT_SCALE: the relay bench's capacity run). */
   transportLimits?: Partial<TransportLimits>;
 }
 

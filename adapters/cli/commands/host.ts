@@ -88,6 +88,7 @@ export async function run(args: readonly string[]): Promise<number> {
   if (typeof game === 'string') throw new UsageError(game);
   const inspect = inspectPort(values.inspect);
   const rateScale = rateLimitScale(process.env);
+  const lifted = rateScale === undefined ? undefined : scaledRates(rateScale);
 
   const dir = sessionDir(values['session-dir'], 'host');
   const { log, flush } = openLauncherLog(dir, values.verbose, { role: 'host' });
@@ -100,7 +101,7 @@ export async function run(args: readonly string[]): Promise<number> {
     game,
     log,
     ...(inspect === undefined ? {} : { inspect }),
-    ...(rateScale === undefined ? {} : { transportLimits: scaledRates(rateScale) }),
+    ...(lifted === undefined ? {} : { transportLimits: lifted }),
   });
   // Handled from before the first line printed: whoever reads the join code may signal at once.
   const stopped = untilSignal();
@@ -111,8 +112,8 @@ export async function run(args: readonly string[]): Promise<number> {
   say(`session folder: ${dir}`);
   if (running.inspectorUrl) say(`inspector: ${running.inspectorUrl}`);
   log({ msg: 'hosting', host: listener.host, port: listener.port, maxPlayers, password: values.password !== undefined, game: game.kind });
-  if (rateScale !== undefined) {
-    const { maxFramesPerSecond, maxBytesPerSecond } = scaledRates(rateScale);
+  if (lifted !== undefined) {
+    const { maxFramesPerSecond, maxBytesPerSecond } = lifted;
     say(`rate limits lifted ${rateScale}×: ${maxFramesPerSecond} frames and ${maxBytesPerSecond} bytes a second per connection (${RATE_SCALE_ENV})`);
     log({ msg: 'rate limits lifted', level: 'warn', maxFramesPerSecond, maxBytesPerSecond, by: RATE_SCALE_ENV });
   }
