@@ -1,4 +1,4 @@
-// The host's shortcut for an ordinary Action (machines/lockstepShortcut.ts) against the lockstep chart itself: the
+// The host's shortcut for an ordinary Action and Clock (machines/lockstepShortcut.ts) against the lockstep chart itself: the
 // same events into an actor of each give the same emitted events in the same order and the same context after every
 // event, across ordinary relays, refusals (not ready, outsider, no stamp, below a promise, forbidden, too large, too
 // many in flight), pause actions, held and parked builds, a stall, a pause and a resume. The shortcut is taken for
@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { lockstepMachine } from '../../machines/lockstep.ts';
 import type { LockstepEvent, LockstepInput } from '../../machines/lockstep.ts';
 import { ORDINARY_RELAY, lockstepLogic } from '../../machines/lockstepShortcut.ts';
+import { MAX_GAME_TIME } from '../../machines/rules/screen.ts';
 import type { ActionPayload } from '../../protocol/messages/index.ts';
 
 const T = 10_000;
@@ -15,10 +16,14 @@ const T = 10_000;
 function actorOf(logic: AnyActorLogic, input: LockstepInput) {
   const clock = new SimulatedClock();
   const out: unknown[] = [];
-  /** Microsteps taken for a recv.Action (the chart's path); the shortcut takes none. */
+  /** Microsteps taken for a recv.Action and a recv.Clock (the chart's path); the shortcut takes none. */
   let actionMicrosteps = 0;
+  let clockMicrosteps = 0;
   const inspect = (e: InspectionEvent) => {
-    if (e.type === '@xstate.microstep' && (e.event as { type?: string }).type === 'recv.Action') actionMicrosteps++;
+    if (e.type !== '@xstate.microstep') return;
+    const type = (e.event as { type?: string }).type;
+    if (type === 'recv.Action') actionMicrosteps++;
+    if (type === 'recv.Clock') clockMicrosteps++;
   };
   const actor = createActor(logic as typeof lockstepMachine, { input, clock, inspect }).start();
   actor.on('*', (event) => out.push(event));
@@ -30,6 +35,7 @@ function actorOf(logic: AnyActorLogic, input: LockstepInput) {
     context: () => actor.getSnapshot().context,
     value: () => actor.getSnapshot().value,
     microsteps: () => actionMicrosteps,
+    clockMicrosteps: () => clockMicrosteps,
   };
 }
 
@@ -84,6 +90,21 @@ describe('the ordinary Action shortcut (lockstepLogic)', () => {
     }
     expect(p.fast.microsteps()).toBe(0);
     expect(p.chart.microsteps()).toBe(20);
+  });
+
+  it('relays ordinary Clocks as the chart does, without a microstep; a refused one goes through the chart', () => {
+    const p = running([0, 1, 2]);
+    const [fastBefore, chartBefore] = [p.fast.clockMicrosteps(), p.chart.clockMicrosteps()];
+    for (let k = 1; k <= 10; k++) {
+      const t = T + 20 * k;
+      const out = p.send({ type: 'recv.Clock', from: k % 3, payload: { t, speed: 1, ahead: 2, safe: t + 400 }, now: 100 * k, wall: 1.79e12 + k });
+      expect(out.map((e) => e.type)).toEqual(['send.PeerClock']);
+    }
+    expect(p.fast.clockMicrosteps()).toBe(fastBefore);
+    expect(p.chart.clockMicrosteps()).toBe(chartBefore + 10);
+    p.send({ type: 'recv.Clock', from: 1, payload: { t: MAX_GAME_TIME + 1, speed: 1, ahead: 2 }, now: 2_000 }); // refused: logged once
+    p.send({ type: 'recv.Clock', from: 7, payload: { t: T, speed: 1, ahead: 2 }, now: 2_001 }); // not joined
+    expect(p.fast.clockMicrosteps()).toBe(fastBefore + 2);
   });
 
   it('leaves refusals, logs and pause actions to the chart, with the same outcome', () => {
