@@ -24,7 +24,7 @@ import { nodeBase64 } from '../base64/nodeBase64.ts';
 import { nodeCrypto } from '../crypto/nodeCrypto.ts';
 import { openGameLink, type GameLink } from '../fileLink/gameLink.ts';
 import { startupError, StartupError } from '../cli/failure.ts';
-import { writeFileAtomic } from '../simgame/status.ts';
+import { writeFileSwapped } from '../simgame/status.ts';
 import { listenTcp } from '../transport/tcp.ts';
 import { bridgeHostGame } from './gameBridge.ts';
 import { gameForwarder } from './resyncCursor.ts';
@@ -156,7 +156,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
   let statusFailing = false;
   const writeStatus = () => {
     try {
-      writeFileAtomic(
+      writeFileSwapped(
         join(o.dir, HOST_STATUS_FILE),
         JSON.stringify({
           players: host.players(),
