@@ -10,6 +10,9 @@ import { playerHandshakeMachine } from '../../machines/playerHandshake.ts';
 import type { Clock, LogFn } from '../ports.ts';
 import { guarded } from '../supervise.ts';
 import { decodeMessage } from '../wire.ts';
+import { joinProof } from '../../protocol/keys.ts';
+import type { Crypto } from '../../protocol/crypto.ts';
+import type { PlayerOptions } from './playerTypes.ts';
 
 export type PlayerHandshakeActor = Actor<typeof playerHandshakeMachine>;
 
@@ -25,6 +28,24 @@ export interface PlayerHandshakeDeps {
   ended(reason: string, detail?: string): void;
   /** The chart failed (our bug). */
   failed(err: unknown): void;
+}
+
+/** The Join answering a Challenge's nonce: our name, version and proof, `resume` while resuming, mods and caps. */
+export function joinPayload(
+  crypto: Crypto,
+  options: Pick<PlayerOptions, 'name' | 'key' | 'mods' | 'caps'>,
+  version: string,
+  nonce: Uint8Array,
+  resume: Payloads['Join']['resume'] | undefined,
+): Payloads['Join'] {
+  return {
+    name: options.name,
+    version,
+    proof: joinProof(crypto, options.key, nonce, options.name),
+    ...(resume ? { resume } : {}),
+    ...(options.mods ? { mods: options.mods } : {}),
+    ...(options.caps ? { caps: options.caps } : {}),
+  };
 }
 
 /** The handshake chart of one connection, not started. */

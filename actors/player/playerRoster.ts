@@ -15,6 +15,12 @@ export class PlayerRoster {
     this.roster = new Map(players.map((p) => [p.id, { ...p, away: false }]));
   }
 
+  /** PlayerJoined or PlayerLeft, as the host sent it. */
+  take(message: { kind: 'PlayerJoined'; payload: Payloads['PlayerJoined'] } | { kind: 'PlayerLeft'; payload: Payloads['PlayerLeft'] }): void {
+    if (message.kind === 'PlayerJoined') this.joined(message.payload.player);
+    else this.left(message.payload.id, message.payload.away);
+  }
+
   /** PlayerJoined: a new player, or one back. */
   joined(p: Payloads['PlayerJoined']['player']): void {
     this.roster.set(p.id, { ...p, away: false });

@@ -3,14 +3,14 @@
 // layer (never given to the game), keeps the roster, permissions and RTTs for the window, and hands game
 // traffic (Session, PeerClock, Action, …) to whoever drives the game (spec "Handshake", "Ping"). A resync save's
 // chunks go to the `saves` port, never to the game; a ResyncLoad reaches the game only for a save received intact,
-// what follows it waiting behind it (spec "Receiving side"). Its parts: the handshake actor (handshake.ts), the
-// window's roster and RTTs (playerRoster.ts), the ResyncLoad gate (resyncLoadGate.ts), its types (playerTypes.ts).
+// what follows it waiting behind it (spec "Receiving side"). Its parts: the root actor (playerRouter.ts), the
+// handshake actor (handshake.ts), the window's roster and RTTs (playerRoster.ts), the ResyncLoad gate, through which
+// all game traffic goes (resyncLoadGate.ts), the dropped frames (frameDrops.ts), its types (playerTypes.ts).
 import type { AnyActorLogic, InspectionEvent } from 'xstate';
 import { HOST_SENDER, type Frame } from '../../protocol/frame.ts';
 import { isSealedKind, Kind, LIMITS, type KindName, type Payloads } from '../../protocol/messages/index.ts';
 import type { ChunkKind } from '../../protocol/messages/chunkCodec.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
-import { joinProof } from '../../protocol/keys.ts';
 import { ResumeState, SESSION_LAYER } from './resumeState.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
 import { playerHandshakeMachine } from '../../machines/playerHandshake.ts';
@@ -18,11 +18,13 @@ import type { Permissions } from '../../machines/rules/permissions.ts';
 import { FEVERLINK3_VERSION } from '../host/hostSession.ts';
 import type { ConnectionHandle } from '../connectionActor.ts';
 import type { Connection } from '../ports.ts';
-import { createSessionRouter, type GameLinkHandlers, type SessionRouter } from '../sessionRouter.ts';
+import type { GameLinkHandlers, SessionRouter } from '../sessionRouter.ts';
+import { createPlayerRouter } from './playerRouter.ts';
+import { FrameDrops } from './frameDrops.ts';
 import { guarded, stackOf } from '../supervise.ts';
 import { sealedFrame, unsealedFrame, type Message } from '../wire.ts';
 import { openWith } from '../chunkWire.ts';
-import { createPlayerHandshake, handshakeFrame, type PlayerHandshakeActor } from './handshake.ts';
+import { createPlayerHandshake, handshakeFrame, joinPayload, type PlayerHandshakeActor } from './handshake.ts';
 import { PlayerRoster } from './playerRoster.ts';
 import type { PlayerNotice, PlayerOptions, PlayerPorts, RosterRow } from './playerTypes.ts';
 import { ResyncLoadGate } from './resyncLoadGate.ts';
@@ -59,10 +61,8 @@ export class PlayerSession {
   /** The last Permissions from the host, so the game can refuse locally. */
   permissions: Permissions | undefined;
   you: number | undefined;
-  /** Frames dropped: not from sender 0, unsealed after Welcome, failed to open or decode. */
-  droppedFrames = 0;
-  /** Causes of dropped frames already logged (cause:kind; at most 256 remembered). */
-  private readonly loggedDrops = new Set<string>();
+  /** Frames dropped: not from sender 0, unsealed after Welcome, failed to open or decode (frameDrops.ts). */
+  private readonly drops: FrameDrops;
   private faulted = false;
   /** A ResyncLoad waits for its save's check, and the game's messages that follow it with it (resyncLoadGate.ts). */
   private readonly gate: ResyncLoadGate;
@@ -72,41 +72,21 @@ export class PlayerSession {
     this.ports = ports;
     const aead = ports.crypto.aesGcm(options.key);
     this.opener = new Opener(aead);
+    this.drops = new FrameDrops(ports.log);
     const version = options.version ?? FEVERLINK3_VERSION;
     this.handshakeMachine = playerHandshakeMachine.provide({ delays: { joinDeadline: options.joinDeadlineMs ?? JOIN_DEADLINE_MS } });
     // Guarded: XState calls an inspection observer inside the actor's own step.
     const inspect = ports.inspect && guarded(ports.log, 'inspect', ports.inspect);
     this.inspect = inspect;
-    this.router = createSessionRouter('player', {
-      clock: ports.clock,
-      log: ports.log,
-      ...(inspect ? { inspect } : {}),
-      frame: (e) => {
-        if (e.conn !== this.conn?.id) return; // a frame of a connection we have left behind
-        try {
-          this.frame(e.frame);
-        } catch (err) {
-          this.internalError(err, 'frame');
-        }
+    this.router = createPlayerRouter(ports, inspect, {
+      current: () => this.conn,
+      frame: (frame) => this.frame(frame),
+      violation: (reason) => this.conn?.close(reason),
+      // The chart may have ended already (a Kicked or Reject closes the connection as it ends).
+      closed: (reason) => {
+        if (this.handshake.getSnapshot().status === 'active') this.handshake.send({ type: 'conn.closed', reason });
       },
-      violation: (e) => {
-        try {
-          this.conn?.close(e.reason);
-        } catch (err) {
-          this.internalError(err, 'violation');
-        }
-      },
-      closed: (e) => {
-        if (e.conn !== this.conn?.id) return; // an old connection's close (a resume replaced it)
-        try {
-          // The chart may have ended already (a Kicked or Reject closes the connection as it ends).
-          if (this.handshake.getSnapshot().status === 'active') this.handshake.send({ type: 'conn.closed', reason: e.reason });
-        } catch (err) {
-          this.internalError(err, 'close');
-        }
-      },
-      connectionFailed: (_id, err) => this.internalError(err, 'connection'),
-      failed: (err) => this.internalError(err, 'player'),
+      fault: (err, what) => this.internalError(err, what),
     });
     this.version = version;
     this.gate = new ResyncLoadGate(ports, (message) => this.notify({ type: 'game', message }));
@@ -122,14 +102,7 @@ export class PlayerSession {
       clock: ports.clock,
       log: ports.log,
       inspect: this.inspect,
-      makeJoin: (nonce) => ({
-        name: options.name,
-        version: this.version,
-        proof: joinProof(ports.crypto, options.key, nonce, options.name),
-        ...this.resumeOf(nonce),
-        ...(options.mods ? { mods: options.mods } : {}),
-        ...(options.caps ? { caps: options.caps } : {}),
-      }),
+      makeJoin: (nonce) => joinPayload(ports.crypto, options, this.version, nonce, this.resumeOf(nonce)),
       sendJoin: (payload) => this.conn?.write(unsealedFrame('Join', payload)),
       welcomed: (welcome) => this.welcomed(welcome),
       ended: (reason, detail) => this.ended(reason, detail),
@@ -138,10 +111,9 @@ export class PlayerSession {
   }
 
   /** Join.resume while resuming: our id, the MAC over the token, this nonce, id, name and the last host frame read. */
-  private resumeOf(nonce: Uint8Array): { resume?: Payloads['Join']['resume'] } {
-    if (this.phase !== 'resuming' || this.you === undefined) return {};
-    const resume = this.back.join(this.ports.crypto, nonce, this.you, this.options.name);
-    return resume ? { resume } : {};
+  private resumeOf(nonce: Uint8Array): Payloads['Join']['resume'] | undefined {
+    if (this.phase !== 'resuming' || this.you === undefined) return undefined;
+    return this.back.join(this.ports.crypto, nonce, this.you, this.options.name);
   }
 
   /** A fault of ours while handling what the host sent: logged once with the stack; this connection ends. */
@@ -217,23 +189,19 @@ export class PlayerSession {
         const passing = this.phase === 'resuming' && RETRY_REJECTS.has(reason);
         if ((this.phase === 'joining' || this.phase === 'resuming') && !passing) this.final = true;
       });
-      if (dropped !== undefined) this.drop(dropped, kind);
+      if (dropped !== undefined) this.drops.drop(dropped, kind);
       return;
     }
-    if (frame.header.sender !== HOST_SENDER) return this.drop('sealed frame not from the host', kind);
+    if (frame.header.sender !== HOST_SENDER) return this.drops.drop('sealed frame not from the host', kind);
     const opened = openWith(this.opener, frame, this.ports.base64);
-    if (!opened.ok) return this.drop(`frame refused: ${opened.why}`, kind);
+    if (!opened.ok) return this.drops.drop(`frame refused: ${opened.why}`, kind);
     this.back.read(frame.header.counter); // resume.last
     this.message(opened.message);
   }
 
-  private drop(msg: string, kind: number): void {
-    this.droppedFrames++;
-    // Logged once per cause and kind: anyone on the path can write frames, and each would be a line.
-    const key = `${msg}:${kind}`;
-    if (this.loggedDrops.has(key)) return;
-    if (this.loggedDrops.size < 256) this.loggedDrops.add(key);
-    this.ports.log({ msg, kind });
+  /** Frames dropped so far. */
+  get droppedFrames(): number {
+    return this.drops.count;
   }
 
   private message(message: Message): void {
@@ -246,7 +214,7 @@ export class PlayerSession {
         this.handshake.send({ type: 'recv.Kicked', payload: message.payload });
         return;
     }
-    if (!this.joined) return this.drop('message before Welcome', 0);
+    if (!this.joined) return this.drops.drop('message before Welcome', 0);
     switch (message.kind) {
       case 'Ping':
         if (message.payload.ack !== undefined) this.back.acknowledged(message.payload.ack);
@@ -257,42 +225,29 @@ export class PlayerSession {
       case 'Permissions':
         this.permissions = message.payload;
         this.notify({ type: 'permissions', permissions: message.payload });
-        this.forGame(message);
+        this.gate.forGame(message);
         return;
       case 'Chat': {
         const { from = 0, name = '?', text, level } = message.payload;
         this.notify({ type: 'chat', from, name, text, ...(level ? { level } : {}) });
-        this.forGame(message);
+        this.gate.forGame(message);
         return;
       }
-      case 'PlayerJoined': {
-        const p = message.payload.player;
-        this.roster.joined(p);
+      case 'PlayerJoined':
+      case 'PlayerLeft':
+        this.roster.take(message);
         this.notifyRoster();
-        this.forGame(message);
+        this.gate.forGame(message);
         return;
-      }
       case 'ResyncChunk':
         this.ports.saves?.accept(message.payload);
         return;
       case 'ResyncLoad':
         this.gate.resyncLoad(message);
         return;
-      case 'PlayerLeft': {
-        const { id, away } = message.payload;
-        this.roster.left(id, away);
-        this.notifyRoster();
-        this.forGame(message);
-        return;
-      }
       default:
-        this.forGame(message);
+        this.gate.forGame(message);
     }
-  }
-
-  /** Game traffic for the game link, unless a ResyncLoad waits for its save (then after it, in order). */
-  private forGame(message: Message): void {
-    this.gate.forGame(message);
   }
 
   private welcomed(welcome: Payloads['Welcome']): void {
