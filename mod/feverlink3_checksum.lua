@@ -13,8 +13,7 @@
 -- cost {entityNs, stepMaxUs, chunk} measured on the wall clock (link.wallMs) around each chunk. A round with detail
 -- keeps every chunk's itemised keys (with the step each was read at) in this Lua state; `dump` writes them at a
 -- repair as detail_s<sync>_<time>_<player>.txt in the session folder. The Authority values are engine.authority()
--- (optional). An Authority {n, values} moves each value by the host's value minus this game's value at round n,
--- through engine.correct() (optional), so every game ends at the host's figure.
+-- (optional), kept per round for an Authority (feverlink3_authority.lua).
 local link = require('feverlink3_link')
 local log = require('feverlink3_log')
 
@@ -386,28 +385,12 @@ function M.dump(S, sync)
   return name
 end
 
---- Authority 16 {n, values}: each value moves by the host's value minus this game's value at round n.
-function M.authority(S, p)
-  local round = int(p.n)
-  if not round or type(p.values) ~= 'table' then return 'Authority without a valid n and values' end
-  local mine = state(S).reported[round]
-  if not mine then return 'Authority for round ' .. n(round) .. ' that this game has no values of: ignored' end
-  local authority, correct = engineFn(S, 'authority'), engineFn(S, 'correct')
-  if not authority or not correct then return 'Authority: this game cannot correct values' end
-  local ok, current = pcall(authority)
-  if not ok or type(current) ~= 'table' then return 'Authority: engine.authority failed' end
-  local target, text = {}, {}
-  for _, name in ipairs({ 'money', 'loan' }) do
-    local host, was, now = p.values[name], mine[name], current[name]
-    if type(host) == 'number' and type(was) == 'number' and type(now) == 'number' and host ~= was then
-      target[name] = now + (host - was)
-      text[#text + 1] = name .. ' ' .. n(now) .. ' -> ' .. n(target[name])
-    end
-  end
-  if #text == 0 then return end
-  local okC, err = pcall(correct, target)
-  if not okC then return 'Authority: engine.correct failed: ' .. tostring(err) end
-  log.info('authority of round ' .. n(round) .. ': ' .. table.concat(text, ', '))
+--- The Authority values this game reported for round `round` (nil when not kept: only the last KEEP_REPORTED are).
+function M.reported(S, round)
+  return state(S).reported[round]
 end
+
+--- An optional engine function, or nil (feverlink3_authority.lua reads `authority` and `correct` with it).
+M.engineFn = engineFn
 
 return M

@@ -8,6 +8,7 @@ local rules = require('feverlink3_lockstep')
 local log = require('feverlink3_log')
 local apply = require('feverlink3_apply')
 local checksum = require('feverlink3_checksum')
+local authority = require('feverlink3_authority')
 local resync = require('feverlink3_resync')
 local lines = require('feverlink3_lines')
 local builds = require('feverlink3_builds')
@@ -67,9 +68,9 @@ M.unpark = builds.unpark
 
 local H = {}
 
--- ChecksumRequest 15 and Authority 16: the checksum rounds (feverlink3_checksum.lua).
+-- ChecksumRequest 15 and Authority 16: the checksum rounds (feverlink3_checksum.lua, feverlink3_authority.lua).
 H.ChecksumRequest = checksum.request
-H.Authority = checksum.authority
+H.Authority = authority.authority
 
 -- BuildCommit 53 and BuildVeto 52: the parked and held builds (feverlink3_builds.lua).
 H.BuildCommit = builds.BuildCommit

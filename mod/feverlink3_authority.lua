@@ -1,0 +1,37 @@
+-- FeverLink3: Authority 16 on the game's side (wire-protocol.txt Authority 16): an Authority {n, values} moves each
+-- value (money, loan) by the host's value minus this game's value at checksum round n, through engine.correct()
+-- (optional), so every game ends at the host's figure. This game's values at round n are the ones its ChecksumReport
+-- carried (engine.authority(), kept by feverlink3_checksum.lua for the last KEEP_REPORTED rounds).
+local checksum = require('feverlink3_checksum')
+local lines = require('feverlink3_lines')
+local log = require('feverlink3_log')
+
+local M = {}
+local n = log.n
+local int = lines.int
+
+--- Authority 16 {n, values}: each value moves by the host's value minus this game's value at round n.
+function M.authority(S, p)
+  local round = int(p.n)
+  if not round or type(p.values) ~= 'table' then return 'Authority without a valid n and values' end
+  local mine = checksum.reported(S, round)
+  if not mine then return 'Authority for round ' .. n(round) .. ' that this game has no values of: ignored' end
+  local authority, correct = checksum.engineFn(S, 'authority'), checksum.engineFn(S, 'correct')
+  if not authority or not correct then return 'Authority: this game cannot correct values' end
+  local ok, current = pcall(authority)
+  if not ok or type(current) ~= 'table' then return 'Authority: engine.authority failed' end
+  local target, text = {}, {}
+  for _, name in ipairs({ 'money', 'loan' }) do
+    local host, was, now = p.values[name], mine[name], current[name]
+    if type(host) == 'number' and type(was) == 'number' and type(now) == 'number' and host ~= was then
+      target[name] = now + (host - was)
+      text[#text + 1] = name .. ' ' .. n(now) .. ' -> ' .. n(target[name])
+    end
+  end
+  if #text == 0 then return end
+  local okC, err = pcall(correct, target)
+  if not okC then return 'Authority: engine.correct failed: ' .. tostring(err) end
+  log.info('authority of round ' .. n(round) .. ': ' .. table.concat(text, ', '))
+end
+
+return M
