@@ -174,16 +174,18 @@ function relayOrdinary<T extends HotType>(snapshot: Snapshot, event: Extract<Hot
   if (shape === undefined || snapshot.status !== 'active') return undefined;
   if (chosenTransition(shape, snapshot, event) !== shape.ordinary) return undefined;
   const before: LockstepContext = snapshot.context;
-  // observeNow, then the relay's action on the context it leaves.
+  // observeNow, then the relay's action on the context it leaves. That context is a fresh copy, which the step only
+  // reads (its patch and events are new objects), so the patch is then written into it: one copy, not two.
   const now = typeof event.now === 'number' ? Math.max(before.now, event.now) : before.now;
-  const observed = now === before.now ? before : { ...before, now };
+  const context: LockstepContext = { ...before, now };
   const ordinary = ORDINARY[event.type as T] as Ordinary<typeof event>;
-  const step = ordinary.step(observed, event);
+  const step = ordinary.step(context, event);
   if (step === undefined || !only(step.out, ordinary.emits)) return undefined;
   const { patch, out } = step;
+  Object.assign(context, patch);
   if (out.length > 0) scope.defer(() => out.forEach((e) => scope.emit(e)));
   // The same state nodes, value and children: only the context is new (as in XState's own clone of a snapshot).
-  return { ...snapshot, context: { ...before, now, ...patch } } as Snapshot;
+  return { ...snapshot, context } as Snapshot;
 }
 
 const transitionWithShortcut: (typeof lockstepMachine)['transition'] = (snapshot, event, scope) => {

@@ -22,28 +22,50 @@ function pruned(stamps: readonly number[], slowest: number): readonly number[] {
 }
 
 /**
+ * What `settle` needs to know of a record without walking it: how many stamps it holds and its earliest first stamp.
+ * Kept beside each record `record` makes (a WeakMap: the record stays plain data in the chart's context); a record
+ * made elsewhere (a test, an older snapshot) is walked once and then known.
+ */
+interface Summary {
+  total: number;
+  earliest: number;
+}
+
+const summaries = new WeakMap<InFlight, Summary>();
+
+function summaryOf(inFlight: InFlight): Summary {
+  let summary = summaries.get(inFlight);
+  if (summary === undefined) {
+    let total = 0;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const origin in inFlight) {
+      const stamps = inFlight[origin as unknown as number]!;
+      total += stamps.length;
+      // A record never holds an empty list (record adds to one, settle drops emptied ones), so the first stamp tells.
+      if (stamps[0]! < earliest) earliest = stamps[0]!;
+    }
+    summary = { total, earliest };
+    summaries.set(inFlight, summary);
+  }
+  return summary;
+}
+
+/**
  * Drops what every game has passed; returns the pruned record and the total still in flight. The same record when
- * nothing is passed, as between two Clocks (the relay's hot path: no new objects per Action then).
+ * nothing is passed, as between two Clocks (the relay's hot path: no walk and no new objects per Action then).
  */
 export function settle(inFlight: InFlight, slowest: number): { inFlight: InFlight; total: number } {
-  let total = 0;
-  let passed = false;
-  // A record never holds an empty list (record adds to one, this drops emptied ones), so the first stamp tells.
-  for (const origin in inFlight) {
-    const stamps = inFlight[origin as unknown as number]!;
-    total += stamps.length;
-    if (stamps[0]! <= slowest) passed = true;
-  }
-  if (!passed) return { inFlight, total };
+  const { total, earliest } = summaryOf(inFlight);
+  if (earliest > slowest) return { inFlight, total };
   const next: Record<number, readonly number[]> = {};
-  total = 0;
+  let left = 0;
   for (const [origin, stamps] of Object.entries(inFlight)) {
-    const left = pruned(stamps, slowest);
-    if (left.length === 0) continue;
-    next[Number(origin)] = left;
-    total += left.length;
+    const kept = pruned(stamps, slowest);
+    if (kept.length === 0) continue;
+    next[Number(origin)] = kept;
+    left += kept.length;
   }
-  return { inFlight: next, total };
+  return { inFlight: next, total: left };
 }
 
 /** Why one more Action of `from` cannot go out now, if it cannot. */
@@ -62,5 +84,9 @@ export function record(inFlight: InFlight, from: number, stamp: number): InFligh
   let i = stamps.length;
   while (i > 0 && stamps[i - 1]! > stamp) i--;
   stamps.splice(i, 0, stamp);
-  return { ...inFlight, [from]: stamps };
+  const next = { ...inFlight, [from]: stamps };
+  // Its summary follows from the old one's: one stamp more, the earliest perhaps this one.
+  const before = summaries.get(inFlight);
+  if (before !== undefined) summaries.set(next, { total: before.total + 1, earliest: Math.min(before.earliest, stamps[0]!) });
+  return next;
 }
