@@ -63,7 +63,7 @@ export function attachLockstep(
   const { clock, log } = ports;
   // A throw of the observer is logged, never passed to the actors (HostPorts.inspect).
   const inspect = ports.inspect && guarded(log, 'inspect', ports.inspect);
-  // The chart with the ordinary Action's shortcut (machines/lockstepShortcut.ts): the relay's hot path.
+  // The chart with the shortcut for an ordinary Action or Clock (machines/lockstepShortcut.ts): the relay's hot path.
   const actor = createActor(lockstepLogic, {
     clock,
     systemId: 'lockstep',

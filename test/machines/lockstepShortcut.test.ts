@@ -7,7 +7,7 @@ import { SimulatedClock, createActor, type AnyActorLogic, type InspectionEvent }
 import { describe, expect, it } from 'vitest';
 import { lockstepMachine } from '../../machines/lockstep.ts';
 import type { LockstepEvent, LockstepInput } from '../../machines/lockstep.ts';
-import { ORDINARY_RELAY, lockstepLogic } from '../../machines/lockstepShortcut.ts';
+import { ORDINARY_RELAY, SHAPES, lockstepLogic } from '../../machines/lockstepShortcut.ts';
 import { MAX_GAME_TIME } from '../../machines/rules/screen.ts';
 import type { ActionPayload } from '../../protocol/messages/index.ts';
 
@@ -76,10 +76,15 @@ function running(ids: number[], input: LockstepInput = {}) {
   return p;
 }
 
-describe('the ordinary Action shortcut (lockstepLogic)', () => {
-  it('finds the chart’s ordinary relay transition', () => {
-    // If the chart's recv.Action transitions change shape, the shortcut stops (and this says so): update it.
+describe('the ordinary Action and Clock shortcut (lockstepLogic)', () => {
+  it('finds the chart’s ordinary relay transitions and their guards', () => {
+    // If the chart's recv.Action or recv.Clock transitions change shape, the shortcut stops (and this says so), or
+    // falls back to XState's own choice of transition (candidates undefined): update it.
     expect(ORDINARY_RELAY).toBeDefined();
+    for (const type of ['recv.Action', 'recv.Clock'] as const) {
+      expect(SHAPES[type]?.ordinary, type).toBeDefined();
+      expect(SHAPES[type]?.candidates?.length, type).toBeGreaterThan(0);
+    }
   });
 
   it('relays ordinary Actions as the chart does, without a microstep', () => {
