@@ -22,12 +22,12 @@ export class PlayerRoster {
   }
 
   /** PlayerJoined: a new player, or one back. */
-  joined(p: Payloads['PlayerJoined']['player']): void {
+  private joined(p: Payloads['PlayerJoined']['player']): void {
     this.roster.set(p.id, { ...p, away: false });
   }
 
   /** PlayerLeft: away (its slot held) or gone. */
-  left(id: number, away: boolean | undefined): void {
+  private left(id: number, away: boolean | undefined): void {
     const row = this.roster.get(id);
     if (away && row) this.roster.set(id, { ...row, away: true });
     else this.roster.delete(id);

@@ -59,12 +59,16 @@ export function settle(inFlight: InFlight, slowest: number): { inFlight: InFligh
   if (earliest > slowest) return { inFlight, total };
   const next: Record<number, readonly number[]> = {};
   let left = 0;
+  let first = Number.POSITIVE_INFINITY;
   for (const [origin, stamps] of Object.entries(inFlight)) {
     const kept = pruned(stamps, slowest);
     if (kept.length === 0) continue;
     next[Number(origin)] = kept;
     left += kept.length;
+    if (kept[0]! < first) first = kept[0]!;
   }
+  // Its summary is known here: the next settle need not walk it again.
+  summaries.set(next, { total: left, earliest: first });
   return { inFlight: next, total: left };
 }
 
