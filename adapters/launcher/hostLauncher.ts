@@ -24,10 +24,10 @@ import { nodeBase64 } from '../base64/nodeBase64.ts';
 import { nodeCrypto } from '../crypto/nodeCrypto.ts';
 import { openGameLink, type GameLink } from '../fileLink/gameLink.ts';
 import { startupError, StartupError } from '../cli/failure.ts';
-import { writeFileSwapped } from '../simgame/status.ts';
 import { listenTcp } from '../transport/tcp.ts';
 import { bridgeHostGame } from './gameBridge.ts';
 import { gameForwarder } from './resyncCursor.ts';
+import { StatusFile } from './statusFile.ts';
 import { openLauncherTrace, startLiveInspector } from './trace.ts';
 import { gameProblem, startGame, type GameChoice, type RunningGame } from './gameProcess.ts';
 
@@ -153,25 +153,20 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
   host.attach(listener);
 
   // A status file that cannot be written (a full disk) is logged once per streak; the session goes on.
-  let statusFailing = false;
+  const statusFile = new StatusFile(join(o.dir, HOST_STATUS_FILE), (error) => {
+    o.log({ msg: 'status not written', level: 'warn', error: String(error) });
+  });
   const writeStatus = () => {
-    try {
-      writeFileSwapped(
-        join(o.dir, HOST_STATUS_FILE),
-        JSON.stringify({
-          players: host.players(),
-          session: host.sessionPayload(),
-          waiting: lockstep.waiting() ?? null,
-          checksums: checksums.status(),
-          resync: resync.status(),
-          ...(unbridge ? { link: unbridge.status().link } : {}),
-        }),
-      );
-      statusFailing = false;
-    } catch (error) {
-      if (!statusFailing) o.log({ msg: 'status not written', level: 'warn', error: String(error) });
-      statusFailing = true;
-    }
+    statusFile.offer(
+      JSON.stringify({
+        players: host.players(),
+        session: host.sessionPayload(),
+        waiting: lockstep.waiting() ?? null,
+        checksums: checksums.status(),
+        resync: resync.status(),
+        ...(unbridge ? { link: unbridge.status().link } : {}),
+      }),
+    );
   };
   let statusTimer: NodeJS.Timeout | undefined;
   let game: RunningGame | undefined;
@@ -187,6 +182,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
     await game?.stop();
     unbridge?.();
     await link?.close();
+    await statusFile.settled(); // the last status, written at the top of stop, is on disk when stop resolves
     await trace.close();
     await live?.close();
   };

@@ -47,33 +47,16 @@ export interface GameStatus {
 
 /** Writes `path` atomically: a temporary file in the same folder, fsync, rename over the old one, fsync the folder. */
 export function writeFileAtomic(path: string, text: string): void {
-  swapIn(path, text, true);
-  // Make the rename itself durable; not every platform can open a folder, so this is best effort.
-  syncFolder(path);
-}
-
-/**
- * Replaces `path` whole (a temporary file renamed over it), without fsync: for a status file rewritten every half
- * second on the event loop (the host's host.json), which a reader must see whole but nobody needs to survive a power
- * loss. Two fsyncs there would block the host's relay for as long as the disk takes.
- */
-export function writeFileSwapped(path: string, text: string): void {
-  swapIn(path, text, false);
-}
-
-function swapIn(path: string, text: string, durable: boolean): void {
   const tmp = `${path}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w');
   try {
     writeSync(fd, text);
-    if (durable) fsyncSync(fd);
+    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(tmp, path);
-}
-
-function syncFolder(path: string): void {
+  // Make the rename itself durable; not every platform can open a folder, so this is best effort.
   try {
     const dir = openSync(dirname(path), 'r');
     try {

@@ -1,11 +1,10 @@
-// The two ways a status file is replaced (adapters/simgame/status.ts): writeFileAtomic (fsynced: the game's files)
-// and writeFileSwapped (the host's host.json, every half second on the event loop: no fsync). Both replace the file
-// whole through a temporary file renamed over it and leave no temporary file behind.
+// How the simulated game's status file is replaced (adapters/simgame/status.ts writeFileAtomic, fsynced): whole, through
+// a temporary file renamed over it, and no temporary file left behind. The host's host.json: statusFile.test.ts.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic, writeFileSwapped } from '../../../adapters/simgame/status.ts';
+import { writeFileAtomic } from '../../../adapters/simgame/status.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -18,10 +17,8 @@ function folder(): string {
   return dir;
 }
 
-describe.each([
-  ['writeFileAtomic', writeFileAtomic],
-  ['writeFileSwapped', writeFileSwapped],
-])('%s', (_name, write) => {
+describe('writeFileAtomic', () => {
+  const write = writeFileAtomic;
   it('replaces the file whole and leaves only it in the folder', () => {
     const dir = folder();
     const path = join(dir, 'host.json');
@@ -33,7 +30,7 @@ describe.each([
     expect(readdirSync(dir)).toEqual(['host.json']);
   });
 
-  it('throws when the folder does not exist (the host logs it once and goes on)', () => {
+  it('throws when the folder does not exist (the game logs it and goes on)', () => {
     const dir = folder();
     expect(() => write(join(dir, 'missing', 'host.json'), '{}')).toThrow();
     expect(readdirSync(dir)).toEqual([]);
