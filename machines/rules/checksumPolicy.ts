@@ -9,8 +9,8 @@
 //   differing verdicts   at once
 //
 // A decision resets the counters. A decision less than 120 s after the end of the previous repair (or after the
-// previous request, see docs/DECISIONS.md) is remembered (one, the first reason) and requested at the first tick
-// after the cooldown; a full round in which every part was measured and no non-money part differs cancels it; a
+// previous request, see docs/DECISIONS.md), or while a repair runs, is remembered (one, the first reason) and
+// requested at the first tick after the cooldown; a full round in which every part was measured and no non-money part differs cancels it; a
 // repair that starts for another reason (the host's button, hot join) forgets it. One repair runs at a time.
 // A part is "unmeasured" in a round when it is heavy and the round light, or a game left it out as notReady: such a
 // round neither grows nor resets a streak or a drift clock made only of unmeasured parts.
@@ -71,12 +71,15 @@ export interface PolicyStep {
   state: PolicyState;
   /** A repair is requested now, for this reason. */
   request?: string;
-  /** A decision inside the cooldown, remembered: requested at the first tick after it. */
+  /**
+   * A decision inside the cooldown, or while a repair runs, remembered: requested at the first tick after the cooldown
+   * (the one that follows the running repair's end).
+   */
   deferred?: string;
+  /** `deferred` was decided while a repair runs. */
+  whileRepairing?: true;
   /** The remembered decision was cancelled: the worlds match (a clean full round) or another repair started. */
   cancelled?: string;
-  /** A decision made while a repair runs: that repair replaces the world it was about. */
-  ignored?: string;
 }
 
 export function createPolicy(cooldownMs = COOLDOWN_MS): PolicyState {
@@ -90,13 +93,17 @@ export function inCooldown(state: PolicyState, now: number): boolean {
 
 const WAITED = ' (waited for the cooldown)';
 
-/** A decision: requested now, or remembered when inside the cooldown, or ignored while a repair runs. */
+/**
+ * A decision: requested now, or remembered when inside the cooldown or while a repair runs. A running repair need not
+ * replace what the decision was about: differing verdicts of an item its pause flushed after the save (docs/DECISIONS.md
+ * "A decision while a repair runs is remembered"); if it did, the first clean full round after it cancels the decision.
+ */
 export function decide(state: PolicyState, reason: string, now: number): PolicyStep {
   const reset: PolicyState = { ...state, streak: undefined, drift: undefined };
-  if (state.repairing) return { state: reset, ignored: reason };
-  if (inCooldown(state, now)) {
-    if (state.pending) return { state: reset, deferred: reason };
-    return { state: { ...reset, pending: { reason, since: now } }, deferred: reason };
+  if (state.repairing || inCooldown(state, now)) {
+    const why = state.repairing ? { whileRepairing: true as const } : {};
+    if (state.pending) return { state: reset, deferred: reason, ...why };
+    return { state: { ...reset, pending: { reason, since: now } }, deferred: reason, ...why };
   }
   // Past the cooldown a remembered decision goes first (one at a time, the first reason).
   const request = state.pending ? state.pending.reason + WAITED : reason;

@@ -279,9 +279,11 @@ function trackNotReady(context: ChecksumRoundsContext, leftOut: readonly string[
 
 /** A policy step's outputs: the request (logged and emitted), a remembered or cancelled decision (logged). */
 export function policyOutputs(step: PolicyStep, out: ChecksumRoundsEmitted[]): PolicyState {
-  if (step.deferred !== undefined) out.push({ type: 'out.log', msg: 'repair decided in the cooldown: remembered', reason: step.deferred });
+  if (step.deferred !== undefined) {
+    const msg = step.whileRepairing ? 'repair decided while a repair runs: remembered' : 'repair decided in the cooldown: remembered';
+    out.push({ type: 'out.log', msg, reason: step.deferred });
+  }
   if (step.cancelled !== undefined) out.push({ type: 'out.log', msg: 'remembered repair cancelled', reason: step.cancelled });
-  if (step.ignored !== undefined) out.push({ type: 'out.log', msg: 'repair decided while a repair runs: ignored', reason: step.ignored });
   if (step.request !== undefined) {
     out.push({ type: 'out.log', level: 'warn', msg: 'repair requested', reason: step.request });
     out.push({ type: 'out.repairRequested', reason: step.request });

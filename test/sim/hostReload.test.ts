@@ -49,7 +49,7 @@ describe('hostReload: what each round did with the host’s game', () => {
     const late = { index: 0, id: 1, at: 15_050, state: 'Loading' as const };
     expect(check(record(LOADS_LATE, { loads: [late, playerLoad] }))).toEqual({ failures: [], checks: 1 });
     const happened = new Set<string>();
-    reloadCoverage(record(LOADS_LATE, { loads: [late], verified: [{ id: 1, worlds: [], elsewhere: 0 }] }), happened);
+    reloadCoverage(record(LOADS_LATE, { loads: [late], verified: [{ id: 1, worlds: [], elsewhere: 0, diverged: 0 }] }), happened);
     expect([...happened]).toEqual(['hostLoadedLate']);
     expect(check(record(LOADS_LATE, { loads: [{ ...late, at: 12_100, state: 'Transferring' }] })).failures).toEqual([
       "hostReload: round 1: the host's game loaded in Transferring, before its load went out with the players' (FEVERLINK3_HOST_LOAD_EARLY=0)",
@@ -57,7 +57,7 @@ describe('hostReload: what each round did with the host’s game', () => {
   });
 
   it('a host that does not reload never loads, and its live world must be every loaded world once verified', () => {
-    const equal = { id: 1, worlds: [{ index: 0, t: 4_000, hash: 'aa' }, { index: 1, t: 4_000, hash: 'aa' }], elsewhere: 0 };
+    const equal = { id: 1, worlds: [{ index: 0, t: 4_000, hash: 'aa' }, { index: 1, t: 4_000, hash: 'aa' }], elsewhere: 0, diverged: 0 };
     expect(check(record(KEEPS_WORLD, { loads: [playerLoad], verified: [equal] }))).toEqual({ failures: [], checks: 2 });
     expect(check(record(KEEPS_WORLD, { loads: [playerLoad, { ...playerLoad, index: 0 }], verified: [equal] })).failures).toEqual([
       "hostReload: round 1: the host's game loaded feverlink3-resync-1 although the host does not reload",
@@ -99,6 +99,24 @@ describe('a seed with a host that does not reload', () => {
     expect(r.happened).toEqual(expect.arrayContaining(['divergence:partial', 'hostKeptWorld', 'resyncVerified']));
     expect(r.run.divergence?.hostCopiedBecause).toBeDefined();
     expect(r.run.slots[0]!.game!.records.filter((x) => x.what === 'load')).toEqual([]);
+    expect(failureText(r)).toBe('');
+  }, 60_000);
+
+  // Found in the full-length batch of seeds 2001–3000 (2026-12-02): `hostReload: round 1 verified, but game 3's world
+  // (t=3000, e836bf2ce900) is not the host's live one (t=3000, 00aaa0a095fd)`. The plan's partial apply hit the host's
+  // game in round 1's Verifying, on an item the pause order flushed after the verification round had read: every game
+  // had loaded the same world (the round was right), and then the host's alone changed. The differing verdicts asked
+  // for a repair, which the next round (a returning player's) carried out by copying the host's world. The check now
+  // leaves out a world the divergence changed after the round's save (the host's) or its load; `detected` and
+  // `repaired` follow it.
+  it('a partial apply on the host’s game after the verification round read is the divergence’s to follow (seed 2477)', async () => {
+    const r = await runSeed(2477);
+    expect(r.run.plan.reloadModes).toEqual({ hostReloads: false, hostLoadsEarly: true });
+    expect(r.happened).toEqual(expect.arrayContaining(['divergence:partial', 'hostKeptWorld', 'resyncVerified', 'repaired']));
+    expect(r.run.divergence?.index).toBe(0);
+    const round1 = r.run.reloads.verified.find((v) => v.id === 1)!;
+    expect(round1.diverged).toBeGreaterThan(0);
+    expect(round1.worlds.map((w) => w.index)).toEqual([0]);
     expect(failureText(r)).toBe('');
   }, 60_000);
 });

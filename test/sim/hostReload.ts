@@ -22,9 +22,10 @@ export interface ReloadRecord {
   readonly loads: { index: number; id: number; at: number; state: ResyncProgressState }[];
   /**
    * As each round was verified: the world (t and hash) of the host's game and of every game there that loaded its save
-   * and stands where the host's stands (`elsewhere`: how many stood elsewhere in the pause, not compared).
+   * and stands where the host's stands (`elsewhere`: how many stood elsewhere in the pause, not compared; `diverged`:
+   * how many the plan's divergence changed after the round's save or their load, not compared either).
    */
-  readonly verified: { id: number; worlds: { index: number; t: number; hash: string }[]; elsewhere: number }[];
+  readonly verified: { id: number; worlds: { index: number; t: number; hash: string }[]; elsewhere: number; diverged: number }[];
 }
 
 export function newReloadRecord(modes: ReloadModes | undefined): ReloadRecord {
@@ -44,7 +45,21 @@ export function watchReloads(s: SimSession): void {
     const host = s.slots[0]!.game!;
     const world = s.slots.filter((w) => (w.index === 0 || loaded.has(w.index)) && w.present && !s.away.has(w) && w.game);
     const where = world.filter((w) => w.game!.time() === host.time() && w.game!.worldItems === host.worldItems);
-    reloads.verified.push({ id: e.id, worlds: where.map((w) => ({ index: w.index, t: w.game!.time(), hash: w.game!.hash() })), elsewhere: world.length - where.length });
+    // A world the plan's divergence changed after this round's save (the host's, which every other game copied) or
+    // after its own load is the fault's doing, not the round's: the divergence checks (detected, repaired) follow it.
+    // Seed 2477: a command applied partly on the host's game, flushed in Verifying after the verification round read.
+    const d = s.divergence;
+    const savedAt = reloads.progress.find((p) => p.id === e.id && p.state === 'Saving')?.at;
+    const loadedAt = (index: number) => reloads.loads.findLast((l) => l.id === e.id && l.index === index)?.at;
+    const changed = (index: number): boolean =>
+      d !== undefined && d.index === index && d.at >= ((index === 0 ? savedAt : loadedAt(index)) ?? Infinity);
+    const compared = changed(0) ? where.filter((w) => w.index === 0) : where.filter((w) => !changed(w.index));
+    reloads.verified.push({
+      id: e.id,
+      worlds: compared.map((w) => ({ index: w.index, t: w.game!.time(), hash: w.game!.hash() })),
+      elsewhere: world.length - where.length,
+      diverged: where.length - compared.length,
+    });
   });
 }
 
@@ -60,7 +75,7 @@ const WHILE_THE_SAVE_TRAVELS: readonly ResyncProgressState[] = ['Pausing', 'Savi
 /**
  * hostReload: for every round that reached Verifying, the host's game loaded its save exactly when the host reloads;
  * with the late order, not before the round was Loading; without a reload, every world equal to the host's live one
- * as the round was verified.
+ * as the round was verified (but those the plan's divergence changed since: `verified[].diverged`).
  */
 export function checkHostReload(
   r: ReloadRecord, checks: Record<Invariant, number>, fail: (invariant: Invariant, detail: string) => void,

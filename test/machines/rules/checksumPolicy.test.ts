@@ -120,7 +120,13 @@ describe('checksum policy rules', () => {
     const started = repairStarted(s, false);
     expect(started.cancelled).toBe('verdicts of 1:1 differ');
     expect(started.state).toMatchObject({ repairing: true, pending: undefined });
-    expect(decide(started.state, 'x', 20_000)).toMatchObject({ ignored: 'x' });
+    // A decision while that repair runs is remembered, not dropped: the round need not replace what it was about.
+    const during = decide(started.state, 'x', 20_000);
+    expect(during).toMatchObject({ deferred: 'x', whileRepairing: true, state: { pending: { reason: 'x', since: 20_000 } } });
+    expect(during.request).toBeUndefined();
+    const ended = repairEnded(during.state, 30_000);
+    expect(due(ended, 30_000 + COOLDOWN_MS - 1).request).toBeUndefined();
+    expect(due(ended, 30_000 + COOLDOWN_MS).request).toBe('x (waited for the cooldown)');
   });
 
   it('a request starts the cooldown even when no repair follows it (autoResync off)', () => {
@@ -170,6 +176,8 @@ const roundsAndTicks = (outcomes: fc.Arbitrary<ChecksumOutcome>): fc.Arbitrary<I
 interface Trace {
   requests: { at: number; reason: string }[];
   deferrals: number;
+  /** Decisions remembered while a repair ran. */
+  whileRepairing: number;
   waitedRequests: number;
   cancels: number;
   forgotten: number;
@@ -185,10 +193,11 @@ function run(inputs: Input[], autoResync: boolean): Trace {
   let now = 0;
   let lastCooldownAnchor: number | undefined; // the last request or repair end
   let remembered: string | undefined; // the decision the policy remembers, as seen from its steps
-  const t: Trace = { requests: [], deferrals: 0, waitedRequests: 0, cancels: 0, forgotten: 0, violations: [] };
+  const t: Trace = { requests: [], deferrals: 0, whileRepairing: 0, waitedRequests: 0, cancels: 0, forgotten: 0, violations: [] };
   const apply = (step: PolicyStep) => {
     if (step.deferred !== undefined) {
       t.deferrals++;
+      if (step.whileRepairing) t.whileRepairing++;
       remembered ??= step.deferred;
     }
     if (step.cancelled !== undefined) {
@@ -259,13 +268,14 @@ function run(inputs: Input[], autoResync: boolean): Trace {
 
 describe('checksum policy over random outcome sequences', () => {
   it('never drops a decision inside the cooldown and never starts two repairs in one cooldown', () => {
-    const seen = { deferred: 0, waited: 0, cancelled: 0, forgotten: 0, twoRequests: 0 };
+    const seen = { deferred: 0, whileRepairing: 0, waited: 0, cancelled: 0, forgotten: 0, twoRequests: 0 };
     fc.assert(
       fc.property(fc.array(inputArb(outcomeArb), { minLength: 5, maxLength: 80 }), fc.boolean(), (inputs, autoResync) => {
         const t = run(inputs, autoResync);
         expect(t.violations).toEqual([]);
         for (let k = 1; k < t.requests.length; k++) expect(t.requests[k]!.at - t.requests[k - 1]!.at).toBeGreaterThanOrEqual(COOLDOWN_MS);
         if (t.deferrals > 0) seen.deferred++;
+        if (t.whileRepairing > 0) seen.whileRepairing++;
         if (t.waitedRequests > 0) seen.waited++;
         if (t.cancels > 0) seen.cancelled++;
         if (t.forgotten > 0) seen.forgotten++;
@@ -275,6 +285,7 @@ describe('checksum policy over random outcome sequences', () => {
     );
     // The runs reached the cases the properties are about.
     expect(seen.deferred).toBeGreaterThanOrEqual(80);
+    expect(seen.whileRepairing).toBeGreaterThanOrEqual(40);
     expect(seen.waited).toBeGreaterThanOrEqual(50);
     expect(seen.cancelled).toBeGreaterThanOrEqual(20);
     expect(seen.forgotten).toBeGreaterThanOrEqual(8);
