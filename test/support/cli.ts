@@ -111,9 +111,18 @@ export async function killAll(): Promise<void> {
 
 /**
  * Removes a folder launchers or their games wrote to. A launcher's simulated game ends when its lifeline pipe closes,
- * a moment after the launcher, and may still write its last log line while the folder goes: removal retries on
- * ENOTEMPTY for up to 5 s (on a loaded machine half a second was not enough: a CI run failed so).
+ * a moment after the launcher, and may still write its last status.json or log line while the folder goes. rmSync's
+ * own retries only try the folder again, not what was written into it after its sweep (a CI run failed so, the folder
+ * left holding the game's final status.json): so the whole removal is tried again, sweep included, for up to 10 s.
  */
 export function removeLauncherDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
+  const end = Date.now() + 10_000;
+  for (;;) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || Date.now() > end) throw error;
+    }
+  }
 }
