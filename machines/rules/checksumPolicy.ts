@@ -10,8 +10,9 @@
 //
 // A decision resets the counters. A decision less than 120 s after the end of the previous repair (or after the
 // previous request, see docs/DECISIONS.md), or while a repair runs, is remembered (one, the first reason) and
-// requested at the first tick after the cooldown; a full round in which every part was measured and no non-money part differs cancels it; a
-// repair that starts for another reason (the host's button, hot join) forgets it. One repair runs at a time.
+// requested at the first tick after the cooldown; a full round in which every part was measured and no non-money part
+// differs cancels it; a repair that starts for another reason (the host's button, hot join) forgets it. One repair
+// runs at a time.
 // A part is "unmeasured" in a round when it is heavy and the round light, or a game left it out as notReady: such a
 // round neither grows nor resets a streak or a drift clock made only of unmeasured parts.
 
