@@ -1,17 +1,14 @@
 // The launcher's bridge to the game's file link: only the kinds a game may send are taken from from_game.log
 // (bad lines reported and skipped), only the kinds the game reads are written to to_game.log, and the
 // launchers' latency stamps (l on the way out, w/ro/rr on the way in) are added.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openGameLink } from '../../../adapters/fileLink/gameLink.ts';
 import { forwardToGame, messageFromGame } from '../../../adapters/launcher/gameBridge.ts';
+import { tempFolders } from '../../support/tempFolders.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const temp = tempFolders('fl3-bridge-');
 
 describe('game bridge', () => {
   it('takes a valid Clock from the game and stamps when the launcher read it', () => {
@@ -33,8 +30,7 @@ describe('game bridge', () => {
   });
 
   it('writes only the kinds the game reads, with the receiver’s stamps on PeerClock', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fl3-bridge-'));
-    dirs.push(dir);
+    const dir = temp();
     const link = await openGameLink(dir, { name: 'p', id: 1, role: 'player' }, { watch: false });
     const log = () => {};
     forwardToGame(link, { kind: 'Ping', payload: { n: 1 } }, log);

@@ -1,21 +1,13 @@
 // Starting the game beside the launcher: `--game-dir` starts the Transport Fever 3 executable found in that folder
 // with the session environment (a TEST DOUBLE script stands in for the game, which cannot run here); `--game`
 // choices parse; a folder without the game is a clear error.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gameChoice, startGame } from '../../../adapters/launcher/gameProcess.ts';
+import { tempFolders } from '../../support/tempFolders.ts';
 
-const dirs: string[] = [];
-const temp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'fl3-game-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const temp = tempFolders('fl3-game-');
 
 describe('starting the game', () => {
   it('starts Transport Fever 3 from --game-dir with FEVERLINK3_SESSION_DIR set (test double executable)', async () => {

@@ -1,22 +1,13 @@
 // The host's host.json (adapters/launcher/statusFile.ts), on real files: written off the event loop, one write at a
 // time, only when its text changed; a reader always finds it whole; once settled it holds the last text offered; a
 // failed write is reported once per streak and the next offer writes again.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StatusFile } from '../../../adapters/launcher/statusFile.ts';
+import { tempFolders } from '../../support/tempFolders.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'feverlink3-hostjson-'));
-  dirs.push(dir);
-  return dir;
-}
+const folder = tempFolders('feverlink3-hostjson-');
 
 const text = (n: number) => JSON.stringify({ n, pad: 'x'.repeat((n * 977) % 20_000) });
 

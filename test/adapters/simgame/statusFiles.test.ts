@@ -1,21 +1,12 @@
 // How the simulated game's status file is replaced (adapters/simgame/status.ts writeFileAtomic, fsynced): whole, through
 // a temporary file renamed over it, and no temporary file left behind. The host's host.json: statusFile.test.ts.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../../adapters/simgame/status.ts';
+import { tempFolders } from '../../support/tempFolders.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'feverlink3-status-'));
-  dirs.push(dir);
-  return dir;
-}
+const folder = tempFolders('feverlink3-status-');
 
 describe('writeFileAtomic', () => {
   const write = writeFileAtomic;

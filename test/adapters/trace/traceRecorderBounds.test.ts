@@ -5,7 +5,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, SimulatedClock } from 'xstate';
+import { assign, createActor, setup, SimulatedClock } from 'xstate';
 import { TraceEncoder } from '../../../inspect/traceEncoder.ts';
 import { readTrace, readTraceDir } from '../../../adapters/trace/readTrace.ts';
 import { createTraceRecorder } from '../../../adapters/trace/traceRecorder.ts';
@@ -144,13 +144,7 @@ describe('trace recorder', () => {
 
 describe('hot events', () => {
   it('counts the hot path once a second instead of writing it, writes a change of state, and samples a changed context once a second', async () => {
-    const { createActor, setup, assign, SimulatedClock } = await import('xstate');
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { createTraceRecorder } = await import('../../../adapters/trace/traceRecorder.ts');
-    const { readTraceDir } = await import('../../../adapters/trace/readTrace.ts');
-    const dir = mkdtempSync(join(tmpdir(), 'fl3-hot-'));
+    const dir = await tempDir();
     const clock = new SimulatedClock();
     const recorder = createTraceRecorder({ dir, clock, log: () => {}, hot: new Set(['relay']) });
     const machine = setup({ types: { context: {} as { n: number }, events: {} as { type: 'relay' } | { type: 'stop' } } }).createMachine({
