@@ -79,22 +79,16 @@ export function vetoLateness(bookIn: BuildBook, owner: number, seq: number, veto
 
 /**
  * The book after time `now`: the parked builds waiting longer than PARKED_COMMIT_MS (`expired`, to refuse on every
- * game), and, dropped silently, the held builds every game has passed (`slowest` > stamp) and the parked builds whose
- * owner is gone (`present` false: PlayerLeft drops its parked builds on every game). A held build of an owner that
- * left stays until every game passed it: it waits in every game's queue, and a veto of it must still reach them.
+ * game), and, dropped silently, the held builds every game has passed (`slowest` > stamp). A held build of an owner
+ * that left stays until every game passed it: it waits in every game's queue, and a veto of it must still reach them.
+ * (The parked builds of an owner that leaves are refused when it leaves: lockstepSteps/builds.ts `closeParkedOf`.)
  */
-export function expire(
-  bookIn: BuildBook,
-  now: number,
-  slowest: number,
-  present: (id: number) => boolean,
-): { book: BuildBook; expired: BookedBuild[] } {
+export function expire(bookIn: BuildBook, now: number, slowest: number): { book: BuildBook; expired: BookedBuild[] } {
   const next: Record<string, BookedBuild> = {};
   const expired: BookedBuild[] = [];
   let changed = false;
   for (const [key, build] of Object.entries(bookIn)) {
-    if (build.parked && !present(build.owner)) changed = true;
-    else if (build.parked && now - build.since >= PARKED_COMMIT_MS) {
+    if (build.parked && now - build.since >= PARKED_COMMIT_MS) {
       expired.push(build);
       changed = true;
     } else if (!build.parked && slowest > build.stamp) changed = true;

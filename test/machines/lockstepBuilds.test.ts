@@ -7,6 +7,7 @@
 // record is refused on every game by the host. Before this the host dropped both kinds (issue 9, item 5).
 import { describe, expect, it } from 'vitest';
 import { PARKED_COMMIT_MS } from '../../machines/rules/heldBuilds.ts';
+import { LEFT_PARKED_WHY } from '../../machines/rules/lockstepSteps/builds.ts';
 import { ofType, runningHost, startHost } from './lockstepHarness.ts';
 
 const T = 10_000;
@@ -126,12 +127,38 @@ describe('the 10 s rule', () => {
     expect(ofType(host.take(), 'send.BuildVeto').map((e) => e.payload.why)).toEqual(['no BuildCommit within 10 s']);
   });
 
-  it('forgets a parked build whose owner left (every game drops it at PlayerLeft)', () => {
+  // Until 2026-12-02 the book forgot it silently at the next tick (simulator seed 3235, test/sim/forks.test.ts): the
+  // originator, away, never learned that every game had dropped its build.
+  it('refuses a parked build on every game when its owner leaves or drops, at once, and a commit after its return', () => {
     const host = withParked();
     host.send({ type: 'game.left', id: 1, now: 200 });
+    expect(ofType(host.take(), 'send.BuildVeto')).toEqual([
+      {
+        type: 'send.BuildVeto',
+        to: 'all',
+        payload: { seq: 1, owner: 1, why: LEFT_PARKED_WHY, from: 0, name: 'host', host: true },
+      },
+    ]);
+    expect(host.context().builds).toEqual({});
+    // back before any tick (a quick reconnect): the commit its game may still send is refused, not relayed to games
+    // that dropped the record at PlayerLeft
+    host.send({ type: 'game.returned', id: 1, now: 250, hasWorld: true });
+    host.send({ type: 'recv.BuildCommit', from: 1, payload: { seq: 1, owner: 1, stamp: T + 400 }, now: 260 });
+    const out = host.take();
+    expect(ofType(out, 'send.BuildCommit')).toEqual([]);
+    expect(ofType(out, 'send.BuildVeto').map((e) => e.payload.why)).toHaveLength(1);
     host.send({ type: 'tick', now: 100 + PARKED_COMMIT_MS });
     expect(ofType(host.take(), 'send.BuildVeto')).toEqual([]);
-    expect(host.context().builds).toEqual({});
+  });
+
+  it('leaves the parked builds of the games that stay, and a held build of the one that left, booked', () => {
+    const host = runningHost([0, 1, 2], T);
+    host.send({ type: 'recv.Action', from: 1, payload: held(1, T + 400), now: 100 });
+    host.send({ type: 'recv.Action', from: 2, payload: parked(1, T + 400), now: 100 });
+    host.take();
+    host.send({ type: 'game.left', id: 1, now: 200 });
+    expect(ofType(host.take(), 'send.BuildVeto')).toEqual([]);
+    expect(Object.keys(host.context().builds ?? {}).sort()).toEqual(['1:1', '2:1']);
   });
 });
 

@@ -166,4 +166,30 @@ describe('forks found by the simulator stay closed', () => {
     expect(r.happened).toEqual(expect.arrayContaining(['drop', 'resumedNotCaughtUp', 'resyncVerified']));
     expect(failureText(r)).toBe('');
   }, 60_000);
+
+  // This test FAILED before its fix (seeds 3001–4000, full length): `exactlyOnce: p1's action 1:2 stamped 2000 was
+  // neither applied nor refused anywhere`: p1 made a held build in a pause (a parked record) and dropped before its
+  // BuildCommit; every other game dropped the record at PlayerLeft (away), and the host's book forgot it silently at
+  // the next tick, so p1's game, which gives its build up expecting the host's veto, never refused it. Now the host
+  // refuses a leaving game's parked builds on every game (rules/lockstepSteps/builds.ts `closeParkedOf`), and p1 reads
+  // the veto on its return. The same seed then showed a checker gap: p4's parked build 3:91, committed at 20 000 where
+  // every game stood at the end, was checked at its record's stamp 16 200 (fromGameLog.ts now takes the commit's).
+  it('a parked build of a player who drops is refused on every game, its originator on its return (was: exactlyOnce)', async () => {
+    const r = await runSeed(3235);
+    expect(r.happened).toEqual(expect.arrayContaining(['heldBuilds', 'drop', 'resumed']));
+    const p1 = r.run.slots.find((s) => s.plan.name === 'p1')!;
+    expect(p1.game!.records.some((x) => x.what === 'refuse' && x.from === 1 && x.seq === 2)).toBe(true);
+    expect(failureText(r)).toBe('');
+  }, 60_000);
+
+  // This test FAILED before the checker's fix (seeds 3001–4000): `exactlyOnce: p1's action 1:17 stamped 6200 was
+  // neither applied nor refused anywhere`: p1's mod was loaded again in a pause and forgot its own parked build 1:17,
+  // 5 s before the session's end; the host's 10 s rule would have refused it on every game after the end. A parked
+  // build the host still holds open at the end is not due yet (session.ts `parkedOpen`).
+  it('a parked build still open at the host when the session ends is not counted as lost (was: exactlyOnce)', async () => {
+    const r = await runSeed(3272);
+    expect(r.happened).toEqual(expect.arrayContaining(['heldBuilds', 'reload']));
+    expect(r.run.parkedOpen).toContain('1:17');
+    expect(failureText(r)).toBe('');
+  }, 60_000);
 });

@@ -6,7 +6,11 @@ import type { MemoryFs } from '../../adapters/fileLink/memoryFs.ts';
 export interface WrittenAction {
   readonly from: number;
   readonly seq: number;
-  readonly stamp: number;
+  /**
+   * Where it is applied: the Action's stamp, or for a parked build (made in a pause, `body.commit`) the stamp of the
+   * BuildCommit its game wrote for it, once written (the record's stamp is only where the pause stood).
+   */
+  stamp: number;
   /**
    * Its game's world was not the session's when it wrote it, or stopped being it before the action could reach every
    * game (an outsider, a player away, one back without a catch-up): the host refuses it or never gets it, and the
@@ -70,14 +74,20 @@ export class FromGameLogs {
       const tab = line.indexOf('\t');
       if (tab < 0) continue;
       const kind = line.slice(0, tab);
-      if (kind !== 'Clock' && kind !== 'Action') continue;
-      let payload: { safe?: number; stamp?: number; seq?: number; pause?: boolean };
+      if (kind !== 'Clock' && kind !== 'Action' && kind !== 'BuildCommit') continue;
+      let payload: { safe?: number; stamp?: number; seq?: number; pause?: boolean; owner?: number };
       try {
         payload = JSON.parse(line.slice(tab + 1)) as typeof payload;
       } catch {
         continue;
       }
       if (kind === 'Clock' && typeof payload.safe === 'number') folder.view.promised = Math.max(folder.view.promised, payload.safe);
+      if (kind === 'BuildCommit' && typeof payload.stamp === 'number') {
+        // the parked build's real stamp (seed 3235: committed at 20 000 where every game stood at the end, and checked
+        // as if due at its record's 16 200)
+        const parked = folder.view.actions.findLast((w) => w.seq === payload.seq && payload.owner === folder.id);
+        if (parked) parked.stamp = payload.stamp;
+      }
       if (kind === 'Action' && payload.pause !== true && typeof payload.stamp === 'number' && typeof payload.seq === 'number') {
         folder.view.actions.push({ from: folder.id, seq: payload.seq, stamp: payload.stamp, excused: !folder.inWorld(), outsider: folder.outsider() });
       }

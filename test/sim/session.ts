@@ -100,6 +100,11 @@ export interface SessionRun {
   readonly divergence?: InjectedDivergence;
   /** What the resync rounds did with the host's game and the worlds (the host's reload modes). */
   readonly reloads: ReloadRecord;
+  /**
+   * The parked builds (`owner:seq`) the host still held open at the end: no BuildCommit yet and less than 10 s since
+   * their record (rules/heldBuilds.ts), so their fate (a commit, or the host's veto) was still to come.
+   */
+  readonly parkedOpen: ReadonlySet<string>;
 }
 
 export interface SessionOptions {
@@ -235,6 +240,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
     }
   }
   const ctx = lockstepContext();
+  const parkedOpen = new Set(Object.entries(ctx.builds ?? {}).filter(([, b]) => b.parked).map(([key]) => key));
   if (Object.values(ctx.games).some((g) => g.stalled !== undefined)) happened.add('stalled');
   for (const slot of slots) {
     if (slot.present) {
@@ -262,5 +268,6 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   return {
     plan, slots, problems, happened, pauses, simMs: clock.now(), steps: driver.steps, tail,
     checksums: checksumStatus, resyncs: resyncStatus, ...(s.divergence ? { divergence: s.divergence } : {}), reloads: s.reloads,
+    parkedOpen,
   };
 }

@@ -139,15 +139,40 @@ export function parkedInRound(context: Ctx, payload: ActionPayload): boolean {
   return context.stampsHeld === true && heldKindOf(payload) === 'parked';
 }
 
+/** Why the host refuses the parked builds of a game that left or dropped (`closeParkedOf`). */
+export const LEFT_PARKED_WHY = 'its player left or dropped before its BuildCommit';
+
+/**
+ * A game left the lockstep (dropped and away, or released): every parked build it made is refused on every game with
+ * the host's BuildVeto, in the same step, after the PlayerLeft the session sent first. The other games dropped its
+ * parked records at that PlayerLeft (mod: H.PlayerLeft; they only log this veto); its own game, which holds the build
+ * of the pause and gives it up after a while expecting the host's veto, reads this one on its return (the away
+ * player's outbox keeps it) and refuses its build. Until 2026-12-02 the book forgot such builds silently at the next
+ * tick: the originator never learned the build was dropped everywhere (simulator seed 3235: `exactlyOnce: p1's action
+ * 1:2 … neither applied nor refused anywhere`), and a game back before that tick could have its commit relayed to
+ * games that had dropped the record.
+ */
+export function closeParkedOf(context: Ctx, owner: number): Step {
+  const open = Object.values(context.builds ?? {}).filter((b) => b.parked && b.owner === owner);
+  if (open.length === 0) return step();
+  let builds = context.builds ?? {};
+  const out: Out[] = [];
+  for (const build of open) {
+    out.push(...onVeto(context, build.owner, build.seq, LEFT_PARKED_WHY).out);
+    builds = unbook(builds, build.owner, build.seq);
+  }
+  return step({ builds }, out);
+}
+
 /**
  * A tick: the parked builds whose BuildCommit has not come within PARKED_COMMIT_MS are refused on every game with
- * the host's BuildVeto (the one clock that decides the 10 s rule); the held builds every game has passed and those
- * of games gone are forgotten.
+ * the host's BuildVeto (the one clock that decides the 10 s rule); the held builds every game has passed are
+ * forgotten. (A game that leaves has its parked builds refused then: `closeParkedOf`.)
  */
 export function expireBuilds(context: Ctx): Step {
   const current = context.builds;
   if (current === undefined || Object.keys(current).length === 0) return step();
-  const { book: next, expired } = expire(current, context.now, slowestTime(context.games), (id) => context.games[id] !== undefined);
+  const { book: next, expired } = expire(current, context.now, slowestTime(context.games));
   if (next === current) return step();
   const out: Out[] = [];
   for (const build of expired) {

@@ -6,6 +6,7 @@ import { helloGame, leaveGame } from '../hostGames.ts';
 import type { Games } from '../hostGames.ts';
 import { returnGame } from '../lockstep.ts';
 import type { HelloPayload, StallMark } from '../lockstepTypes.ts';
+import { closeParkedOf } from './builds.ts';
 import { runningStamp } from './pause.ts';
 import { log, sessionOut, step, stranger } from './step.ts';
 import type { Ctx, Out, Step } from './step.ts';
@@ -57,9 +58,13 @@ export function onReturn(context: Ctx, id: number, hasWorld = true): Step & { ma
   return { ...step({ games, returning }, [entry, sessionOut({ ...context, games })]), mark };
 }
 
-/** A game left: if it was stalled, Session lists the stalled games again. */
+/**
+ * A game left: its parked builds are refused on every game (builds.ts `closeParkedOf`); if it was stalled, Session
+ * lists the stalled games again.
+ */
 export function onLeave(context: Ctx, id: number): Step {
   const games = leaveGame(context.games, id);
-  const out = context.games[id]?.stalled !== undefined ? [sessionOut({ ...context, games })] : [];
-  return step({ games, ...forget(context, id) }, out);
+  const closed = closeParkedOf(context, id);
+  const out = context.games[id]?.stalled !== undefined ? [...closed.out, sessionOut({ ...context, games })] : closed.out;
+  return step({ ...closed.patch, games, ...forget(context, id) }, out);
 }
