@@ -123,12 +123,17 @@ export const RESYNC_PARKED_WHY = 'a resync round saves and loads the world';
  * messages only from the announcement on), so every one refuses the build.
  */
 export function closeParkedBuilds(context: Ctx): Step {
-  const open = Object.values(context.builds ?? {}).filter((b) => b.parked);
+  return refuseParked(context, () => true, RESYNC_PARKED_WHY);
+}
+
+/** Refuses the parked builds `which` picks on every game with the host's BuildVeto (`why`): out of the book. */
+function refuseParked(context: Ctx, which: (build: BookedBuild) => boolean, why: string): Step {
+  const open = Object.values(context.builds ?? {}).filter((b) => b.parked && which(b));
   if (open.length === 0) return step();
   let builds = context.builds ?? {};
   const out: Out[] = [];
   for (const build of open) {
-    out.push(...onVeto(context, build.owner, build.seq, RESYNC_PARKED_WHY).out);
+    out.push(...onVeto(context, build.owner, build.seq, why).out);
     builds = unbook(builds, build.owner, build.seq);
   }
   return step({ builds }, out);
@@ -153,15 +158,7 @@ export const LEFT_PARKED_WHY = 'its player left or dropped before its BuildCommi
  * games that had dropped the record.
  */
 export function closeParkedOf(context: Ctx, owner: number): Step {
-  const open = Object.values(context.builds ?? {}).filter((b) => b.parked && b.owner === owner);
-  if (open.length === 0) return step();
-  let builds = context.builds ?? {};
-  const out: Out[] = [];
-  for (const build of open) {
-    out.push(...onVeto(context, build.owner, build.seq, LEFT_PARKED_WHY).out);
-    builds = unbook(builds, build.owner, build.seq);
-  }
-  return step({ builds }, out);
+  return refuseParked(context, (b) => b.owner === owner, LEFT_PARKED_WHY);
 }
 
 /**
