@@ -201,6 +201,12 @@ function M.BuildVeto(S, p)
     apply.refuse(S, { from = owner, seq = seq }, 'module', detail)
     return
   end
+  if not item and S.left[owner] then
+    -- its originator left or dropped: its parked record was dropped here at its PlayerLeft, and the host then refuses
+    -- it on every game, for the originator's sake (machines/rules/lockstepSteps/builds.ts closeParkedOf)
+    log.info('BuildVeto for ' .. key .. ': dropped here when its originator left (' .. detail .. ')')
+    return
+  end
   if not item then
     log.warn('BuildVeto for ' .. key .. ' that is not queued here (unknown, or applied before this state began): '
       .. detail)

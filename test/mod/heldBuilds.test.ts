@@ -166,6 +166,25 @@ describe.each(LUA_FLAVOURS)('mod in Lua %s: held strict builds', (lua) => {
     tick(g, 20);
     expect(g.status().parked).toBe(0);
   });
+
+  it('drops a parked build at its originator’s PlayerLeft, and takes the host’s veto that follows as expected', async () => {
+    const { s, g } = await setup(1);
+    g.init();
+    s.send('Session', started);
+    s.send('Action', { stamp: T0 + 400, seq: 1, body: { tag: 'p', commit: true }, from: 2, allowed: true });
+    tick(g, 20);
+    expect(g.status().parked).toBe(1);
+    s.send('PlayerLeft', { id: 2, name: 'Bob', away: true });
+    tick(g, 20);
+    expect(g.status().parked).toBe(0);
+    expect(s.modLog()).toContain('dropped parked 2:1: its originator left');
+    s.send('BuildVeto', { seq: 1, owner: 2, why: 'its player left or dropped before its BuildCommit', from: 0, name: 'host', host: true });
+    tick(g, 20, 10);
+    expect(s.modLog()).toContain('BuildVeto for 2:1: dropped here when its originator left');
+    expect(s.modLog()).not.toContain('BuildVeto for 2:1 that is not queued here');
+    expect(s.outOf('ActionRefused')).toEqual([]);
+    expect(g.engine().applied).toEqual([]);
+  });
 });
 
 describe.each(LUA_FLAVOURS)('mod in Lua %s: a held build made in a pause', (lua) => {
