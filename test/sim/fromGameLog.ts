@@ -82,10 +82,10 @@ export class FromGameLogs {
         continue;
       }
       if (kind === 'Clock' && typeof payload.safe === 'number') folder.view.promised = Math.max(folder.view.promised, payload.safe);
-      if (kind === 'BuildCommit' && typeof payload.stamp === 'number') {
+      if (kind === 'BuildCommit' && typeof payload.stamp === 'number' && payload.owner === folder.id) {
         // the parked build's real stamp (seed 3235: committed at 20 000 where every game stood at the end, and checked
         // as if due at its record's 16 200)
-        const parked = folder.view.actions.findLast((w) => w.seq === payload.seq && payload.owner === folder.id);
+        const parked = folder.view.actions.findLast((w) => w.seq === payload.seq);
         if (parked) parked.stamp = payload.stamp;
       }
       if (kind === 'Action' && payload.pause !== true && typeof payload.stamp === 'number' && typeof payload.seq === 'number') {
