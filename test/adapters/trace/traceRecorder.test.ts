@@ -1,22 +1,23 @@
 // Tests of the trace recorder (adapters/trace/traceRecorder.ts) and its line format (inspect/traceFormat.ts, inspect/traceEncoder.ts):
 // a small actor system on a simulated clock records into a real temp folder and is read back; rotation, a torn last
 // line, flushSync and close. Hostile payloads, the bounded queue, failing writes and the hot events are
-// traceRecorderBounds.test.ts; the shared actor system and temp folders are traceSupport.ts.
+// traceRecorderBounds.test.ts; the shared actor system is traceSupport.ts.
 import { readFileSync } from 'node:fs';
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock } from 'xstate';
 import { parseTrace } from '../../../inspect/traceFormat.ts';
 import { actorsIn, readTrace, readTraceDir, traceFiles } from '../../../adapters/trace/readTrace.ts';
 import { createTraceRecorder } from '../../../adapters/trace/traceRecorder.ts';
-import { childMachine, logSink, of, parentMachine, removeTempDirs, tempDir } from './traceSupport.ts';
+import { childMachine, logSink, of, parentMachine } from './traceSupport.ts';
+import { tempFolders } from '../../support/tempFolders.ts';
 
-afterEach(removeTempDirs);
+const tempDir = tempFolders('fl3-trace-');
 
 describe('trace recorder', () => {
   it('records actors, events, snapshots and delayed events with systemIds and session-clock times', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const clock = new SimulatedClock();
     clock.set(5000);
     const { log, entries } = logSink();
@@ -93,7 +94,7 @@ describe('trace recorder', () => {
   });
 
   it('takes every root actor of a launcher on one recorder; unchanged snapshots are skipped', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const clock = new SimulatedClock();
     const recorder = createTraceRecorder({ dir, clock, log: () => {} });
     const a = createActor(parentMachine, { clock, systemId: 'lockstep', inspect: recorder.inspect }).start();
@@ -110,7 +111,7 @@ describe('trace recorder', () => {
   });
 
   it('rotates at maxBytes, keeps at most `files` files and the newest lines', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const clock = new SimulatedClock();
     const maxBytes = 2000;
     const recorder = createTraceRecorder({ dir, clock, log: () => {}, maxBytes, files: 3, contextBytes: 0 });
@@ -143,7 +144,7 @@ describe('trace recorder', () => {
   });
 
   it('reads back a trace whose last line is torn', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const file = join(dir, 'trace.jsonl');
     await writeFile(file, '{"t":1,"type":"@xstate.actor","actor":"lockstep","sessionId":"x:0"}\n{"t":2,"type":"@xstate.ev');
     const lines = await readTrace(file);
@@ -152,7 +153,7 @@ describe('trace recorder', () => {
   });
 
   it('flushSync writes what is queued at once (the fatal handler, before process.exit)', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const clock = new SimulatedClock();
     const recorder = createTraceRecorder({ dir, clock, log: () => {} });
     const actor = createActor(parentMachine, { clock, systemId: 'parent', inspect: recorder.inspect }).start();
@@ -166,7 +167,7 @@ describe('trace recorder', () => {
   });
 
   it('stops taking events once closed (counted as dropped)', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const clock = new SimulatedClock();
     const recorder = createTraceRecorder({ dir, clock, log: () => {} });
     const actor = createActor(parentMachine, { clock, systemId: 'parent', inspect: recorder.inspect }).start();
@@ -179,7 +180,7 @@ describe('trace recorder', () => {
   });
 
   it('sanity: how many inspection events a second the recorder takes (printed, not asserted)', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const clock = new SimulatedClock();
     const recorder = createTraceRecorder({ dir, clock, log: () => {}, maxBytes: 64 * 1024 * 1024 });
     let seen = 0;

@@ -1,17 +1,18 @@
 // Tests of the trace recorder (adapters/trace/traceRecorder.ts) at its bounds: hostile payloads (bytes, cycles,
 // bigints, functions, huge values) and over-long lines written bounded, a slow disk (the bounded queue), failing
 // writes, and the hot events counted or sampled instead of written. The recording itself, rotation and reading back
-// are traceRecorder.test.ts; the shared actor system and temp folders are traceSupport.ts.
+// are traceRecorder.test.ts; the shared actor system is traceSupport.ts.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assign, createActor, setup, SimulatedClock } from 'xstate';
 import { TraceEncoder } from '../../../inspect/traceEncoder.ts';
 import { readTrace, readTraceDir } from '../../../adapters/trace/readTrace.ts';
 import { createTraceRecorder } from '../../../adapters/trace/traceRecorder.ts';
-import { logSink, of, parentMachine, removeTempDirs, tempDir } from './traceSupport.ts';
+import { logSink, of, parentMachine } from './traceSupport.ts';
+import { tempFolders } from '../../support/tempFolders.ts';
 
-afterEach(removeTempDirs);
+const tempDir = tempFolders('fl3-trace-');
 
 function nest(depth: number): unknown {
   let v: unknown = 'leaf';
@@ -20,7 +21,7 @@ function nest(depth: number): unknown {
 }
 describe('trace recorder', () => {
   it('writes hostile payloads (bytes, cycles, bigints, functions, huge values) as bounded lines, never throwing', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const clock = new SimulatedClock();
     const recorder = createTraceRecorder({ dir, clock, log: () => {}, maxLineBytes: 4096 });
     const actor = createActor(parentMachine, { clock, systemId: 'parent', inspect: recorder.inspect }).start();
@@ -85,7 +86,7 @@ describe('trace recorder', () => {
   });
 
   it('bounds the queue when the disk is slower than the actors, and says how many lines it dropped', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const clock = new SimulatedClock();
     const recorder = createTraceRecorder({ dir, clock, log: () => {}, maxQueueBytes: 4000 });
     const actor = createActor(parentMachine, { clock, systemId: 'parent', inspect: recorder.inspect }).start();
@@ -101,7 +102,7 @@ describe('trace recorder', () => {
   });
 
   it('logs a failing write once and never throws: the folder is a file', async () => {
-    const parent = await tempDir();
+    const parent = tempDir();
     const dir = join(parent, 'session');
     await writeFile(dir, 'not a folder');
     const { log, entries } = logSink();
@@ -120,7 +121,7 @@ describe('trace recorder', () => {
   });
 
   it('logs a failing write once and never throws: the folder is replaced by a file while recording', async () => {
-    const parent = await tempDir();
+    const parent = tempDir();
     const dir = join(parent, 'session');
     await mkdir(dir);
     const { log, entries } = logSink();
@@ -144,7 +145,7 @@ describe('trace recorder', () => {
 
 describe('hot events', () => {
   it('counts the hot path once a second instead of writing it, writes a change of state, and samples a changed context once a second', async () => {
-    const dir = await tempDir();
+    const dir = tempDir();
     const clock = new SimulatedClock();
     const recorder = createTraceRecorder({ dir, clock, log: () => {}, hot: new Set(['relay']) });
     const machine = setup({ types: { context: {} as { n: number }, events: {} as { type: 'relay' } | { type: 'stop' } } }).createMachine({

@@ -1,23 +1,8 @@
-// What the trace recorder's tests share (traceRecorder.test.ts, traceRecorderBounds.test.ts): temp folders removed
-// after each test, a log sink, and a small parent/child actor system whose events, snapshots and delayed events
-// the recorder records.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// What the trace recorder's tests share (traceRecorder.test.ts, traceRecorderBounds.test.ts): a log sink, and a small
+// parent/child actor system whose events, snapshots and delayed events the recorder records.
 import { assign, emit, fromCallback, sendTo, setup } from 'xstate';
 import type { LogFn } from '../../../actors/ports.ts';
 import type { TraceLine } from '../../../inspect/traceFormat.ts';
-
-const dirs: string[] = [];
-export async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'fl3-trace-'));
-  dirs.push(dir);
-  return dir;
-}
-/** Removes the temp folders made so far (each test file's afterEach). */
-export async function removeTempDirs(): Promise<void> {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-}
 
 export function logSink(): { log: LogFn; entries: { msg: string; [k: string]: unknown }[] } {
   const entries: { msg: string; [k: string]: unknown }[] = [];
