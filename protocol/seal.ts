@@ -3,6 +3,7 @@
 // window per sender that is created and moved only after the tag verified (reliability-tests.md §1–§2).
 import type { AeadKey } from './crypto.ts';
 import { TAG_BYTES } from './crypto.ts';
+import type { KeyBudget } from './keyBudget.ts';
 import {
   FRAME_VERSION,
   HEADER_BYTES,
@@ -58,8 +59,10 @@ export class Sealer {
   /** Reused for every frame: the AeadKey reads it synchronously and keeps nothing. */
   readonly #nonce = new Uint8Array(NONCE_BYTES);
   #next: bigint;
+  /** Counts the payload bytes sealed (protocol/keyBudget.ts); shared with the Opener of the same key. */
+  readonly #budget: KeyBudget | undefined;
 
-  constructor(key: AeadKey, sender: number, options?: { firstCounter?: bigint }) {
+  constructor(key: AeadKey, sender: number, options?: { firstCounter?: bigint; budget?: KeyBudget }) {
     if (!Number.isInteger(sender) || sender < 0 || sender > 65535) {
       throw new RangeError(`sender ${sender} is not a u16`);
     }
@@ -69,6 +72,7 @@ export class Sealer {
     this.#allocate = allocatorOf(key);
     this.sender = sender;
     this.#next = first;
+    this.#budget = options?.budget;
   }
 
   /** The counter the next frame will carry; above 2^64 − 1 once the sender is used up. */
@@ -97,6 +101,7 @@ export class Sealer {
     this.#next = counter + 1n;
     writeNonce(this.#nonce, this.sender, counter);
     this.#key.sealInto(this.#nonce, aad, payload, out, PREFIX_BYTES + HEADER_BYTES);
+    this.#budget?.add(payload.length);
     return out;
   }
 }
@@ -117,9 +122,12 @@ export class Opener {
   readonly #key: AeadKey;
   readonly #windows = new Map<number, ReplayWindow>();
   readonly #nonce = new Uint8Array(NONCE_BYTES);
+  /** Counts the payload bytes of authentic frames: what their senders sealed under the key (protocol/keyBudget.ts). */
+  readonly #budget: KeyBudget | undefined;
 
-  constructor(key: AeadKey) {
+  constructor(key: AeadKey, budget?: KeyBudget) {
     this.#key = key;
+    this.#budget = budget;
   }
 
   open(frame: Frame): OpenResult {
@@ -133,6 +141,7 @@ export class Opener {
     writeNonce(this.#nonce, sender, counter);
     const payload = this.#key.open(this.#nonce, headerBytes, body);
     if (payload === null) return TAG;
+    this.#budget?.add(payload.length);
     if (window) window.commit(counter);
     else {
       const fresh = new ReplayWindow();

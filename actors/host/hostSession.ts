@@ -10,6 +10,7 @@
 // (hostSlotWiring.ts), the joined players' frames and the ping round (joinedFrames.ts).
 import { HOST_SENDER } from '../../protocol/frame.ts';
 import { Kind, LIMITS, gameMaySend, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import { KEY_BUDGET_BYTES, KeyBudget } from '../../protocol/keyBudget.ts';
 import { Opener, Sealer } from '../../protocol/seal.ts';
 import { JOIN_DEADLINE_MS } from '../../machines/hostHandshake.ts';
 import { EVERYONE, permissionsMessage, type Permissions } from '../../machines/rules/permissions.ts';
@@ -36,6 +37,9 @@ import { chatFrom, pingAll } from './joinedFrames.ts';
 export { FEVERLINK3_VERSION } from './hostTypes.ts';
 export type { HostNotice, HostOptions, HostPorts } from './hostTypes.ts';
 
+/** The Kicked detail when the session key has sealed its budget (protocol/keyBudget.ts). */
+export const KEY_BUDGET_DETAIL = 'the session key sealed all it may: the host must start a new session';
+
 export class HostSession {
   readonly options: HostSessionOptions;
   private readonly ports: HostPorts;
@@ -52,6 +56,8 @@ export class HostSession {
   /** pingAll, supervised: a throw in a timer callback would end the process. */
   private readonly guardedPing: () => void;
   private pingTimer: unknown;
+  /** The payload bytes sealed under the session key (protocol/keyBudget.ts), read at every ping round. */
+  private readonly keyBudget: KeyBudget;
   /** Whether a resync round runs (actors/host/resync.ts tells): a returner is not caught up across a round. */
   resyncRunning: () => boolean = () => false;
 
@@ -67,6 +73,7 @@ export class HostSession {
       reconnectWindowMs: options.reconnectWindowMs ?? 300_000,
       joinDeadlineMs: options.joinDeadlineMs ?? JOIN_DEADLINE_MS,
       silenceMs: options.silenceMs ?? 10_000 + 3 * pingIntervalMs,
+      keyBudgetBytes: options.keyBudgetBytes ?? KEY_BUDGET_BYTES,
     };
     this.ports = ports;
     this.guardedPing = guarded(ports.log, 'ping', () => pingAll(this.core));
@@ -85,14 +92,16 @@ export class HostSession {
       // The chart failed (our bug): no connection can be heard any more; the session ends.
       failed: (err) => {
         ports.log({ msg: 'internal error', while: 'host', stack: stackOf(err) });
-        this.stop('internal-error', 'the host failed');
+        this.end('internal-error', 'the host failed');
       },
     });
     const aead = ports.crypto.aesGcm(options.key);
-    const sealer = new Sealer(aead, HOST_SENDER);
+    // What the host seals and every authentic frame it opens: all that the session's key seals, whoever sealed it.
+    this.keyBudget = new KeyBudget(this.options.keyBudgetBytes);
+    const sealer = new Sealer(aead, HOST_SENDER, { budget: this.keyBudget });
     const links = new Map<number, PlayerLink>();
     const sender = new HostSender({ sealer, links, localGame: ports.localGame, clock: ports.clock, log: ports.log });
-    const opener = new Opener(aead);
+    const opener = new Opener(aead, this.keyBudget);
     this.core = {
       options: this.options,
       ports,
@@ -218,6 +227,9 @@ export class HostSession {
 
   private schedulePing(): void {
     this.pingTimer = this.ports.clock.setTimeout(() => {
+      // Checked here, not in the seal: ending the session inside a relay's seal would re-enter it. A ping interval
+      // of traffic past 2^38 bytes stays far below the 2^38.5 bound.
+      if (this.keyBudget.spent) return this.endForKeyBudget();
       this.guardedPing();
       if (!this.core.stopped) this.schedulePing();
     }, this.options.pingIntervalMs);
@@ -295,6 +307,19 @@ export class HostSession {
     for (const actor of core.handshakes.values()) actor.stop();
     core.handshakes.clear();
     core.returns.stop();
+  }
+
+  /** The session ends on the host's own decision (not the launcher's stop): stopped, and the `ended` notice says why. */
+  private end(reason: string, detail: string): void {
+    if (this.core.stopped) return;
+    this.stop(reason, detail);
+    this.notify({ type: 'ended', reason, detail });
+  }
+
+  private endForKeyBudget(): void {
+    const { used, limit } = this.keyBudget;
+    this.ports.log({ msg: 'session key budget spent', level: 'error', bytes: used, limit });
+    this.end('shutdown', KEY_BUDGET_DETAIL);
   }
 
   private notify(notice: HostNotice): void {

@@ -22,6 +22,8 @@ export interface HostOptions {
   joinDeadlineMs?: number;
   /** A joined player that sends nothing for this long is dropped as away (10 s write timeout + 3 pings). */
   silenceMs?: number;
+  /** Payload bytes under the session key before the host ends the session (protocol/keyBudget.ts; tests lower it). */
+  keyBudgetBytes?: number;
 }
 
 /** Receives every inspection event of the actors the session creates (XState's `inspect` option). */
@@ -60,4 +62,6 @@ export type HostNotice =
   | { type: 'rtt'; rtt: Record<number, number>; off: Record<number, number> }
   | { type: 'permissions'; permissions: Permissions }
   /** Game traffic from a player (Hello, Clock, Action, SpeedRequest, …) for the lockstep layer. */
-  | { type: 'game'; from: number; message: Message };
+  | { type: 'game'; from: number; message: Message }
+  /** The host ended the session itself (not the launcher's stop): its key's budget spent, or the host failed. */
+  | { type: 'ended'; reason: string; detail: string };

@@ -112,6 +112,10 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
       ...(link ? { localGame: gameForwarder(link, o.log) } : {}),
     },
   );
+  // The host ended the session itself (its key's budget spent, its chart failed): the launcher ends too.
+  host.on((notice) => {
+    if (notice.type === 'ended') fail(notice.detail);
+  });
   const unbridge = link ? bridgeHostGame(host, link, o.log, { end: fail }) : undefined;
   // A relay-only host (--game none) runs the lockstep without a game of its own: the start waits for the players.
   const lockstep = attachLockstep(

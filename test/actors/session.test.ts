@@ -142,6 +142,28 @@ describe('session core over TCP', () => {
     expect(left.payload).toEqual({ id: 1, name: 'alice' });
   });
 
+  it('ends the session at the ping round after its key sealed its budget (what it sealed and what it opened)', async () => {
+    const h = await host({ keyBudgetBytes: 4000 });
+    const a = await joinedPlayer(h.port, 'alice');
+    sim(h).increment(2000); // a ping round under the budget: the session goes on, alice is pinged
+    await waitFor(() => a.notices.some((n) => n.type === 'rtt'));
+    expect(a.ended()).toBeUndefined();
+    // alice's lines (opened by the host) and their relay to bob (sealed by it) spend the rest
+    const b = await joinedPlayer(h.port, 'bob');
+    for (let i = 0; i < 4; i++) a.player.chat('x'.repeat(500));
+    await waitFor(() => b.games().filter((m) => m.kind === 'Chat').length === 4);
+    expect(a.ended()).toBeUndefined();
+    sim(h).increment(2000);
+    await waitFor(() => a.ended() && b.ended());
+    const detail = 'the session key sealed all it may: the host must start a new session';
+    expect(a.ended()).toEqual({ type: 'ended', reason: 'shutdown', detail });
+    expect(b.ended()).toEqual({ type: 'ended', reason: 'shutdown', detail });
+    expect(h.notices.at(-1)).toEqual({ type: 'ended', reason: 'shutdown', detail });
+    const spent = h.logs.find((l) => l.msg === 'session key budget spent');
+    expect(spent).toMatchObject({ level: 'error', limit: 4000 });
+    expect(spent!['bytes']).toBeGreaterThanOrEqual(4000);
+  });
+
   it('a dropped connection holds the slot (away) until the reconnect window ends', async () => {
     // a short window, so bob (on the same simulated clock) does not fall silent meanwhile
     const h = await host({ reconnectWindowMs: 5_000 });
