@@ -84,7 +84,9 @@ function away(core: HostCore, id: number, reason: string): void {
   core.playerOfConn.delete(link.conn.id);
   if (link.conn.closeReason === undefined) link.conn.close(reason);
   core.roster = roster.markAway(core.roster, id);
-  core.broadcast('PlayerLeft', { id, name: entry.name, away: true });
+  // To the others only: the player's own outbox (its link is gone, so it counts as away) would keep its own
+  // PlayerLeft for its return, and a caught-up returner would then list itself as away (the admission races, M2).
+  core.broadcast('PlayerLeft', { id, name: entry.name, away: true }, id);
   core.ports.log({ msg: 'player away', id, name: entry.name, reason, holdMs: core.options.reconnectWindowMs });
   core.returns.send(id, { type: 'conn.closed', reason });
   core.notify({ type: 'left', id, name: entry.name, away: true });

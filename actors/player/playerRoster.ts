@@ -12,7 +12,7 @@ export class PlayerRoster {
 
   /** A Welcome (a join or a resume): the players it lists, none away. */
   welcomed(players: Payloads['Welcome']['players']): void {
-    this.roster = new Map(players.map((p) => [p.id, { ...p, away: false }]));
+    this.roster = new Map(players.map((p) => [p.id, { id: p.id, name: p.name, ready: p.ready, away: p.away === true }]));
   }
 
   /** PlayerJoined or PlayerLeft, as the host sent it. */

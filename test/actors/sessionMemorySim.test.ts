@@ -125,6 +125,37 @@ describe('sessions on one simulated clock over the memory network', () => {
     expect(w.clock.now() - start).toBeGreaterThanOrEqual(29_000);
   });
 
+  it('a caught-up returner lists itself as back, not away: its own PlayerLeft is not kept for it (seed of M2)', async () => {
+    const w = world({}, { reconnectWindowMs: 30_000 });
+    const alice = await w.join('alice', '10.0.1.1');
+    const bob = await w.join('bob', '10.0.1.2');
+    w.net.cut(w.net.links().find((l) => l.client.localAddress === '10.0.1.1')!.client);
+    await w.run(() => bob.player.players().find((p) => p.id === 1)?.away, 'alice away at bob');
+    const pending = w.net.connect('10.0.0.1:7000', { localAddress: '10.0.1.1' });
+    const conn = await w.run(() => settledValue(pending), 'a new link');
+    alice.player.reconnect(conn);
+    await w.run(() => alice.notices.find((n) => n.type === 'resumed'), 'alice resumed');
+    await w.run(() => bob.player.players().find((p) => p.id === 1)?.away === false, 'alice back at bob');
+    await advanceBy(w.clock, w.net, 100);
+    expect(alice.notices.find((n) => n.type === 'resumed')).toMatchObject({ caughtUp: true });
+    expect(alice.player.players().find((p) => p.id === 1)).toMatchObject({ name: 'alice', away: false });
+    const aboutHerself = alice.notices.filter((n) => n.type === 'game' && n.message.kind === 'PlayerLeft' && n.message.payload.id === 1);
+    expect(aboutHerself).toEqual([]);
+  });
+
+  it('a joiner finds an away player marked away in its Welcome (seed of M2)', async () => {
+    const w = world({}, { reconnectWindowMs: 30_000 });
+    await w.join('alice', '10.0.1.1');
+    await w.join('bob', '10.0.1.2');
+    w.net.cut(w.net.links().find((l) => l.client.localAddress === '10.0.1.1')!.client);
+    await w.run(() => w.host.players().find((p) => p.id === 1)?.away, 'alice away at the host');
+    const carol = await w.join('carol', '10.0.1.3');
+    const welcome = carol.notices.find((n) => n.type === 'welcomed');
+    expect(welcome && welcome.players.find((p) => p.id === 1)).toEqual({ id: 1, name: 'alice', ready: false, away: true });
+    expect(carol.player.players().find((p) => p.id === 1)).toMatchObject({ away: true });
+    expect(carol.player.players().find((p) => p.id === 2)).toMatchObject({ away: false });
+  });
+
   it('a partition longer than the silence limit: the silent player is dropped as away; healing comes too late', async () => {
     const w = world({}, { pingIntervalMs: 1000, silenceMs: 5000 });
     const alice = await w.join('alice', '10.0.1.1');

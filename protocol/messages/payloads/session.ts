@@ -26,6 +26,8 @@ export interface RosterEntry {
   id: number;
   name: string;
   ready: boolean;
+  /** Welcome only: the player's connection dropped and the host holds its slot (docs/DECISIONS.md "Welcome marks"). */
+  away?: boolean;
 }
 
 /** The resync round states (spec: "Resync round"), as Session.resync reports a running round. */
@@ -118,7 +120,7 @@ export interface PongPayload {
 /** Leave 38, player → host: the player goes on purpose. */
 export type LeavePayload = Record<string, never>;
 
-const rosterEntry = (): Schema<RosterEntry> => obj({ id: playerId(), name: displayName(), ready: bool() });
+const rosterEntry = (): Schema<RosterEntry> => obj({ id: playerId(), name: displayName(), ready: bool(), away: opt(bool()) });
 
 /** The canonical decimal form of a player id, as a map key. */
 const idKey = (key: string): string | undefined =>
