@@ -124,7 +124,7 @@ export const lockstepActions = {
   // PeerClock); the relay follows at the marker. Every other clock is relayed at once.
   takeClock: enqueueActions(({ context, enqueue, self, system }, p: RecvParams<ClockPayload>) => {
     if (!steps.pacingDecidesClock(context, p.from)) return apply(enqueue, steps.onClock(context, p.from, p.payload, p.wall));
-    enqueue.assign({ games: storeClock(context.games, p.from, p.payload, context.now) });
+    enqueue.assign({ games: storeClock(context.games, p.from, p.payload, context.now, context.session) });
     const pacing = pacingOf(system, p.from);
     if (pacing !== undefined) enqueue.sendTo(pacing, { type: 'clock', t: p.payload.t });
     const hop = steps.hopFor(context, p.from, p.payload.hop, p.wall);

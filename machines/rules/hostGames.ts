@@ -2,6 +2,7 @@
 // outsiders"; spec "Outsiders"): joins, leaves, Hello, the last Clock, and when each game's t last advanced. The
 // stall mark of a game is the lockstep's view of what the game's pacing chart (machines/pacing.ts) told it.
 import type { ClockPayload, GameView, StallMark } from './lockstepTypes.ts';
+import type { SessionState } from './relay.ts';
 import { isPacing } from './stamps.ts';
 
 /** The games by id. Player 0 (the host's own game) is always there. */
@@ -44,16 +45,36 @@ export function helloGame(games: Games, id: number, started: boolean, now: numbe
 }
 
 /**
- * Stores a game's Clock with the host's clock at arrival. Its t advanced when it is past the furthest one it has
- * reported (a clock that goes back and forth does not advance). Its promise is the highest `safe` so far. A stall
- * mark is left as it is: whether the clock ends it is its pacing chart's decision (machines/pacing.ts).
+ * The `need` of a game's Clock the host takes (lockstep.md "Clocks": the stamp of one held build made in a pause, below
+ * the game's promise). The peers can keep to it only if none of them can have passed it: the session stands still
+ * (paused or not started) and the pause does not stop the games past it. A need that comes while the session runs
+ * (the game had not read the resume yet: the simulator's seed 4759, its commit applied late on every other game) or
+ * below the pause is left out, so its BuildCommit at that stamp is refused on every game (rules/screen.ts
+ * `stampRefusal`). A need the host took once stays taken on the game's later Clocks, which repeat it until the commit
+ * is sent: the peers have held to it since its first PeerClock.
  */
-export function storeClock(games: Games, id: number, payload: ClockPayload, now: number): Games {
+export function takenNeed(game: GameView, payload: ClockPayload, session: SessionState): number | undefined {
+  const need = payload.need;
+  if (need === undefined || need === game.clock?.need) return need;
+  if (session.speed !== 0) return undefined;
+  if (session.pauseAt !== undefined && need < session.pauseAt) return undefined;
+  return need;
+}
+
+/**
+ * Stores a game's Clock with the host's clock at arrival, its `need` only as `takenNeed` takes it. Its t advanced when
+ * it is past the furthest one it has reported (a clock that goes back and forth does not advance). Its promise is the
+ * highest `safe` so far. A stall mark is left as it is: whether the clock ends it is its pacing chart's decision
+ * (machines/pacing.ts).
+ */
+export function storeClock(games: Games, id: number, payload: ClockPayload, now: number, session: SessionState): Games {
   const game = games[id];
   if (game === undefined) return games;
   const best = game.bestT ?? game.clock?.t;
   const advanced = best === undefined || payload.t > best;
-  const clock = { ...payload, receivedAt: now };
+  const { need: _asked, ...rest } = payload;
+  const need = takenNeed(game, payload, session);
+  const clock = { ...rest, ...(need === undefined ? {} : { need }), receivedAt: now };
   const next: GameView = { ...game, clock, advancedAt: advanced ? now : game.advancedAt, bestT: Math.max(best ?? 0, payload.t) };
   const bestSafe = Math.max(game.bestSafe ?? 0, payload.safe ?? 0);
   if (payload.safe !== undefined || game.bestSafe !== undefined) next.bestSafe = bestSafe;

@@ -36,13 +36,47 @@ describe('BuildCommit', () => {
     ]);
   });
 
-  it('accepts a commit stamped below the promise at the stamp the game announced as need', () => {
+  it('accepts a commit stamped below the promise at the stamp the game announced as need while the session stood', () => {
     const host = withParked();
-    // paused at T: the game promised T + 400 and announces its commit stamp T as need
-    host.clockOf(1, T, 500, { speed: 0, safe: T + 400, need: T, stop: true });
+    host.send({ type: 'cmd.pause', now: 450 }); // pauseAt T + 800
+    // standing at the pause: the game promised T + 1200 and announces its commit stamp T + 800 as need
+    host.clockOf(1, T + 800, 500, { speed: 0, safe: T + 1200, need: T + 800, stop: true });
+    expect(ofType(host.take(), 'send.PeerClock')[0]!.payload.need).toBe(T + 800);
+    host.send({ type: 'recv.BuildCommit', from: 1, payload: { seq: 1, owner: 1, stamp: T + 800 }, now: 600 });
+    expect(host.sent()).toEqual([{ type: 'send.BuildCommit', to: 'all', payload: { seq: 1, owner: 1, stamp: T + 800, from: 1 } }]);
+  });
+
+  it('keeps a need taken in the pause on the game’s clocks after the resume: the peers have held to it since', () => {
+    const host = withParked();
+    host.send({ type: 'cmd.pause', now: 450 });
+    host.clockOf(1, T + 800, 500, { speed: 0, safe: T + 1200, need: T + 800, stop: true });
+    host.send({ type: 'cmd.speed', speed: 1, now: 550 });
     host.take();
+    host.clockOf(1, T + 800, 560, { speed: 1, safe: T + 1200, need: T + 800 });
+    expect(ofType(host.take(), 'send.PeerClock')[0]!.payload.need).toBe(T + 800);
+    host.send({ type: 'recv.BuildCommit', from: 1, payload: { seq: 1, owner: 1, stamp: T + 800 }, now: 600 });
+    expect(ofType(host.take(), 'send.BuildCommit')).toHaveLength(1);
+  });
+
+  // Seed 4759 of the simulator: a game that had not read the resume yet made a held build "in the pause" and
+  // announced the pause's stamp as need; the other games had run past it, and the host relayed its commit: applied
+  // late (400 game-ms) by every other game, on time by its own. Failed before the host took a need only while the
+  // session stood still.
+  it('leaves out a need announced while the session runs, and refuses the commit at it on every game', () => {
+    const host = withParked();
+    host.clockOf(1, T, 500, { speed: 0, safe: T + 400, need: T, stop: true });
+    const out = host.take();
+    expect(ofType(out, 'send.PeerClock')[0]!.payload.need).toBeUndefined();
+    expect(ofType(out, 'out.log')).toContainEqual(expect.objectContaining({ msg: 'need left out: the session no longer stands at it', from: 1, need: T, t: T }));
     host.send({ type: 'recv.BuildCommit', from: 1, payload: { seq: 1, owner: 1, stamp: T }, now: 600 });
-    expect(host.sent()).toEqual([{ type: 'send.BuildCommit', to: 'all', payload: { seq: 1, owner: 1, stamp: T, from: 1 } }]);
+    expect(ofType(host.take(), 'send.BuildVeto').map((e) => e.payload.why)).toEqual([`stamped ${T}, below its own promise ${T + 400}`]);
+  });
+
+  it('leaves out a need below the stop of a pause: the games may have passed it on their way there', () => {
+    const host = withParked();
+    host.send({ type: 'cmd.pause', now: 450 }); // pauseAt T + 800
+    host.clockOf(1, T + 200, 500, { speed: 0, safe: T + 600, need: T + 200 });
+    expect(ofType(host.take(), 'send.PeerClock')[0]!.payload.need).toBeUndefined();
   });
 
   it('refuses a commit below its own promise without need on every game with the host’s veto', () => {

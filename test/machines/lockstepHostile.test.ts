@@ -83,19 +83,20 @@ describe('a game’s numbers at the host', () => {
 
   it('refuses on every game an Action stamped below its sender’s own promise, but not the announced need', () => {
     const host = runningHost([0, 1], 10_000);
-    host.clockOf(1, 10_000, 10, { safe: 11_000, need: 10_600 });
-    host.clockOf(1, 10_000, 20, { safe: 10_400, need: 10_600 }); // a clock that lowers its promise changes nothing
+    host.send({ type: 'cmd.pause', now: 5 }); // pauseAt 10 800: the need is taken while the session stands still
+    host.clockOf(1, 10_000, 10, { safe: 11_200, need: 10_800 });
+    host.clockOf(1, 10_000, 20, { safe: 10_400, need: 10_800 }); // a clock that lowers its promise changes nothing
     host.take();
-    for (const [seq, stamp] of [[1, 10_800], [2, 10_600], [3, 11_000]] as const) {
+    for (const [seq, stamp] of [[1, 11_000], [2, 10_800], [3, 11_200]] as const) {
       host.send({ type: 'recv.Action', from: 1, payload: { stamp, seq, body: {} }, now: 30 });
     }
     const out = host.take();
     expect(vetoes(out)).toEqual([
-      { seq: 1, owner: 1, why: 'stamped 10800, below its own promise 11000', from: 0, name: 'host', host: true },
+      { seq: 1, owner: 1, why: 'stamped 11000, below its own promise 11200', from: 0, name: 'host', host: true },
     ]);
     expect(ofType(out, 'send.Action').map((e) => e.payload.seq)).toEqual([2, 3]);
     host.clockOf(1, 10_000, 40, { safe: 10_400 });
-    expect(ofType(host.take(), 'send.PeerClock')[0]!.payload.safe).toBe(11_000);
+    expect(ofType(host.take(), 'send.PeerClock')[0]!.payload.safe).toBe(11_200);
   });
 
   it('refuses an Action stamped more than FAR_STAMP_MS past its sender’s time', () => {

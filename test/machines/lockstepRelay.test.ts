@@ -19,6 +19,8 @@ const action = (seq: number, extra: Partial<ActionPayload> = {}): ActionPayload 
 describe('PeerClock relay', () => {
   it('relays a clock to all but its origin, without speed and stop', () => {
     const host = runningHost([0, 1]);
+    host.send({ type: 'cmd.pause', now: 40 }); // pauseAt 10 800: a need is taken while the session stands still
+    host.take();
     host.clockOf(1, 10_200, 50, { need: 10_800, pause: 3, stop: true });
     expect(host.sent()).toEqual([
       {

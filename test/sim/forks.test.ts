@@ -182,6 +182,21 @@ describe('forks found by the simulator stay closed', () => {
     expect(failureText(r)).toBe('');
   }, 60_000);
 
+  // This test FAILED before the fix (seeds 4001–5000): `notLate: host applied 2:4 (commit) at t=8000, stamp 7600`.
+  // p4's game, frozen while a resync round reloaded it, had not read the resume when it made a held build "in the
+  // pause" at 7600 and announced 7600 as its need; the other games had run on to 8000 meanwhile. The host relayed the
+  // commit, every other game applied it 400 game-ms late, p4 on time: a fork. The host now takes a need only while
+  // the session stands still (rules/hostGames.ts `takenNeed`), so it refused that commit on every game.
+  it('a need announced after the pause ended is left out: the build is refused on every game, its own included', async () => {
+    const r = await runSeed(4759);
+    expect(r.happened).toEqual(expect.arrayContaining(['heldBuilds', 'freeze', 'resumedNotCaughtUp']));
+    for (const name of ['host', 'p1', 'p3', 'p4']) {
+      const game = r.run.slots.find((s) => s.plan.name === name)!.game!;
+      expect(game.records.some((x) => x.what === 'refuse' && x.from === 2 && x.seq === 4), name).toBe(true);
+    }
+    expect(failureText(r)).toBe('');
+  }, 60_000);
+
   // This test FAILED before the checker's fix (seeds 3001–4000): `exactlyOnce: p1's action 1:17 stamped 6200 was
   // neither applied nor refused anywhere`: p1's mod was loaded again in a pause and forgot its own parked build 1:17,
   // 5 s before the session's end; the host's 10 s rule would have refused it on every game after the end. A parked

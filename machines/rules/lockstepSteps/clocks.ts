@@ -27,9 +27,16 @@ function caughtUp(context: Ctx, ids: readonly number[]): { patch: Partial<Ctx>; 
  */
 export function onClock(context: Ctx, from: number, payload: ClockPayload, wall: number | undefined): Step {
   if (context.games[from] === undefined) return stranger(context, from);
-  const games = storeClock(context.games, from, payload, context.now);
+  const games = storeClock(context.games, from, payload, context.now, context.session);
   const relay = relayClock({ ...context, games }, from, hopFor(context, from, payload.hop, wall));
-  return step({ ...relay.patch, games }, relay.out);
+  if (payload.need === undefined || games[from]!.clock?.need !== undefined) return step({ ...relay.patch, games }, relay.out);
+  const left = logOnce({ ...context, ...relay.patch }, `need:${from}:${payload.need}`, {
+    msg: 'need left out: the session no longer stands at it',
+    from,
+    need: payload.need,
+    t: payload.t,
+  });
+  return step({ ...relay.patch, ...left.patch, games }, [...relay.out, ...left.out]);
 }
 
 /** Whether a game's clock waits for its pacing chart before it is relayed: the game is stalled. */
