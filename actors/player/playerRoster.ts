@@ -10,7 +10,7 @@ export class PlayerRoster {
   private lastRtt: Record<string, number> = {};
   private lastOffset: number | undefined;
 
-  /** A Welcome (a join or a resume): the players it lists, none away. */
+  /** A Welcome (a join or a resume): the players it lists, the away ones as the host marks them. */
   welcomed(players: Payloads['Welcome']['players']): void {
     this.roster = new Map(players.map((p) => [p.id, { id: p.id, name: p.name, ready: p.ready, away: p.away === true }]));
   }

@@ -72,9 +72,9 @@ export function storeClock(games: Games, id: number, payload: ClockPayload, now:
   if (game === undefined) return games;
   const best = game.bestT ?? game.clock?.t;
   const advanced = best === undefined || payload.t > best;
-  const { need: _asked, ...rest } = payload;
-  const need = takenNeed(game, payload, session);
-  const clock = { ...rest, ...(need === undefined ? {} : { need }), receivedAt: now };
+  // Copied once as it came (the common case: no need, or the need taken); only a need left out is taken off.
+  const clock = { ...payload, receivedAt: now };
+  if (takenNeed(game, payload, session) !== payload.need) delete clock.need;
   const next: GameView = { ...game, clock, advancedAt: advanced ? now : game.advancedAt, bestT: Math.max(best ?? 0, payload.t) };
   const bestSafe = Math.max(game.bestSafe ?? 0, payload.safe ?? 0);
   if (payload.safe !== undefined || game.bestSafe !== undefined) next.bestSafe = bestSafe;

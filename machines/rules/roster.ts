@@ -109,12 +109,15 @@ export function releaseSlot(roster: Roster, id: number): Roster {
   return withPlayer(roster, id, () => undefined);
 }
 
+/** One player as Welcome lists it. */
+type WelcomeRow = { id: number; name: string; ready: boolean; away?: true };
+
 /**
  * Players as Welcome lists them: the host's game first (id 0), then every held slot in id order, an away one marked
  * `away: true` (the others learnt it from its PlayerLeft; a joiner has only this list).
  */
-export function welcomePlayers(roster: Roster, hostReady: boolean): { id: number; name: string; ready: boolean; away?: true }[] {
-  const list: { id: number; name: string; ready: boolean; away?: true }[] = [{ id: 0, name: roster.hostName, ready: hostReady }];
+export function welcomePlayers(roster: Roster, hostReady: boolean): WelcomeRow[] {
+  const list: WelcomeRow[] = [{ id: 0, name: roster.hostName, ready: hostReady }];
   const ids = [...roster.players.keys()].sort((a, b) => a - b);
   for (const id of ids) {
     const p = roster.players.get(id)!;
