@@ -43,6 +43,8 @@ export interface HostLaunchOptions {
   inspect?: number;
   /** The transport's limits changed from the spec's (FEVERLINK3_RATE_LIMIT_SCALE: the relay bench's capacity run). */
   transportLimits?: Partial<TransportLimits>;
+  /** The session key's budget in payload bytes (protocol/keyBudget.ts); unset, the spec's 2^38. Tests shrink it. */
+  keyBudgetBytes?: number;
 }
 
 export interface RunningHost {
@@ -101,7 +103,7 @@ export async function launchHost(o: HostLaunchOptions): Promise<RunningHost> {
   const secret = nodeCrypto.randomBytes(16);
   const key = await deriveSessionKey(nodeCrypto, secret, o.password);
   const host = new HostSession(
-    { hostName: o.name, key, maxPlayers: o.maxPlayers },
+    { hostName: o.name, key, maxPlayers: o.maxPlayers, ...(o.keyBudgetBytes === undefined ? {} : { keyBudgetBytes: o.keyBudgetBytes }) },
     {
       crypto: nodeCrypto,
       base64: nodeBase64,
