@@ -4,7 +4,7 @@
 // (machines/pacing.ts) applies this rule to the lockstep's view of every game and keeps its own outcome
 // (`stallOutcomeOf`): the same pass for every game, so the promise of one never counts another marked with it.
 import type { ClockPayload, GameView, StallMark } from './lockstepTypes.ts';
-import { extrapolate, futureStamp, isPacing, maxClock } from './stamps.ts';
+import { extrapolate, furthestMarked, futureStamp, isPacing, maxClock } from './stamps.ts';
 
 /** A running game whose t stands this long (while it holds another game up) is stalled. */
 export const STALL_SECONDS = 20;
@@ -65,7 +65,7 @@ export function reachedPromise(game: GameView): boolean {
  * clock stands past the `t` it was marked at (a marked game without a clock keeps its promise, as before). A game
  * that came back (`game.returned`: a mark with no `t`) has no clock until its first Clock after the return: until
  * then nobody can be told its promise (a PeerClock needs its clock), so the promise follows the pacing games and is
- * never behind them when its first PeerClock goes out; from its first clock on it counts as moving (it runs through
+ * never behind them, nor behind where a marked game may stand, when its first PeerClock goes out; from its first clock on it counts as moving (it runs through
  * what it missed) and the promise stays.
  */
 export function movedSinceMark(game: GameView, mark: StallMark): boolean {
@@ -100,8 +100,12 @@ export function updateStalls(input: StallInput & { lead: number }): StallUpdate 
       return { ...game, stalled: mark };
     }
     const mark = game.stalled;
-    if (!input.running || mark === undefined || max === undefined || movedSinceMark(game, mark)) return game;
-    const promise = futureStamp(max, input.lead);
+    if (!input.running || mark === undefined || movedSinceMark(game, mark)) return game;
+    // A returner before its first clock is no peer of anyone: a marked game may run past it too (returnPromise).
+    const marked = mark.t === undefined ? furthestMarked(games, input.now, game.id) : undefined;
+    const base = marked === undefined ? max : Math.max(max ?? marked, marked);
+    if (base === undefined) return game;
+    const promise = futureStamp(base, input.lead);
     if (promise <= mark.promise) return game;
     raised.push(game.id);
     return { ...game, stalled: { ...mark, promise } };

@@ -45,7 +45,48 @@ export function hostGameT(games: Readonly<Record<number, GameView>>): number | u
   return host?.clock?.t ?? host?.bestT;
 }
 
+/**
+ * Where the furthest game stands, for the host's stamps (pauseAt, the running stamp): the pacing games' `maxClock`.
+ * With no pacing clock (every game marked, or none has reported since a load), the furthest of where a marked game
+ * may stand (`furthestMarked`) and the host's game (`hostGameT`): the host's game alone may stand far behind a marked
+ * game that caught up (simulator seed 5061: a pause at 2200 where two games stood at 3800).
+ */
+export function furthestClock(games: Readonly<Record<number, GameView>>, now: number): number | undefined {
+  const list = Object.values(games);
+  const max = maxClock(list, now);
+  if (max !== undefined) return max;
+  const marked = furthestMarked(list, now);
+  const host = hostGameT(games);
+  return marked === undefined ? host : Math.max(marked, host ?? marked);
+}
+
 /** `roundUpToStep(maxClock) + (lead + 2) × STEP`: used for pauseAt and a stalled game's promise. */
 export function futureStamp(maxClockValue: number, lead: number): number {
   return roundUpToStep(maxClockValue) + (lead + 2) * STEP;
+}
+
+/**
+ * The furthest a marked (stalled) game with a clock may stand now, `undefined` if none has one. A marked game still
+ * runs as far as its peers let it (it catches up), and when no pacing game is left it may stand past every clock
+ * `maxClock` counts (simulator seed 5061: the host's game frozen and marked, a returned game marked and three steps
+ * past it). Each stands at most where its clock extrapolates to, and at most at its barrier: the lowest promise its
+ * peers with a clock have given, as the host relays them (a marked peer's host promise, another's highest `safe`;
+ * a `need` only lowers a barrier and is left out). `except`: a game that is no peer of anyone yet (a returner).
+ */
+export function furthestMarked(games: readonly GameView[], now: number, except?: number): number | undefined {
+  const peers = games.filter((game) => game.id !== except && game.ready && game.hasWorld && game.clock !== undefined);
+  let furthest: number | undefined;
+  for (const game of peers) {
+    if (game.stalled === undefined) continue;
+    let at = extrapolate(game.clock!, now);
+    for (const peer of peers) if (peer.id !== game.id) at = Math.min(at, relayedPromise(peer));
+    if (furthest === undefined || at > furthest) furthest = at;
+  }
+  return furthest;
+}
+
+/** The promise a game's peers keep to, as the host relays it (rules/relay.ts `peerClockOf`). */
+function relayedPromise(game: GameView): number {
+  if (game.stalled !== undefined) return game.stalled.promise;
+  return game.bestSafe ?? game.clock?.safe ?? game.clock?.t ?? Number.POSITIVE_INFINITY;
 }

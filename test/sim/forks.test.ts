@@ -207,4 +207,25 @@ describe('forks found by the simulator stay closed', () => {
     expect(r.run.parkedOpen).toContain('1:17');
     expect(failureText(r)).toBe('');
   }, 60_000);
+
+  // This test FAILED before the fix (seeds 5001–6000): `notLate: p1 applied 2:19 (action) at t=3800, stamp 2800`, then
+  // sameOrder and worldsEqual. The host's game froze and was marked; p1, marked since its own return, caught up to
+  // 3800; then p2 dropped and came back. With no pacing game left, p2's promise fell back to the frozen host game's
+  // t (0): 800. p2 resent its actions stamped 2800–3600, the host relayed them, and p1 applied them late. The promise
+  // of a returner now lies past where a marked game may stand (rules/stamps.ts `furthestMarked`), and so does a pause
+  // with no pacing game (`furthestClock`).
+  it('a returner’s promise lies past a marked game that caught up, with no pacing game left (was: notLate)', async () => {
+    let returnsWithEveryOtherMarked = 0;
+    const r = await runSeed(5061, {
+      onSession: (s) =>
+        void s.lockstep.actor.on('out.log', (e) => {
+          if (e.msg !== 'game returned: it catches up as a stalled game') return;
+          const others = Object.values(s.lockstepContext().games).filter((g) => g.id !== e['from']);
+          if (others.every((g) => g.stalled !== undefined)) returnsWithEveryOtherMarked++;
+        }),
+    });
+    expect(r.happened).toEqual(expect.arrayContaining(['drop', 'freeze', 'resumed', 'stalled']));
+    expect(returnsWithEveryOtherMarked).toBeGreaterThanOrEqual(1);
+    expect(failureText(r)).toBe('');
+  }, 60_000);
 });

@@ -4,7 +4,7 @@
 // it), and a game that left. Pure functions of the chart's context (rules/lockstepSteps.ts).
 import { helloGame, leaveGame } from '../hostGames.ts';
 import type { Games } from '../hostGames.ts';
-import { returnGame } from '../lockstep.ts';
+import { furthestMarked, futureStamp, gameList, returnGame } from '../lockstep.ts';
 import type { HelloPayload, StallMark } from '../lockstepTypes.ts';
 import { closeParkedOf } from './builds.ts';
 import { runningStamp } from './pause.ts';
@@ -33,8 +33,7 @@ function forget(context: Ctx, id: number): Partial<Ctx> {
 /**
  * A game came back and is caught up (wire-protocol "Reconnect", "Catching up"; lockstep.md "Catching up"; the
  * session sends `game.returned`): ready with the session's world. In a started session it catches up as a stalled
- * game: marked at once with the host's promise = the running stamp (futureStamp over the pacing games, the promise
- * the stall rule gives), since now, where it stands unknown (no `t`) until its first Clock; Session lists it. Its
+ * game: marked at once with the host's promise (`returnPromise`), since now, where it stands unknown (no `t`) until its first Clock; Session lists it. Its
  * PeerClock goes out flagged stalled with that promise from its first Clock on; the mark ends as any stall's, when its
  * clock reaches the promise (`out.caughtUp` then). Before the start: ready, no mark, nothing sent.
  */
@@ -47,7 +46,7 @@ export function onReturn(context: Ctx, id: number, hasWorld = true): Step & { ma
   }
   const without = leaveGame(context.games, id);
   const mark: StallMark | undefined = context.session.started
-    ? { promise: runningStamp({ ...context, games: without }), since: context.now }
+    ? { promise: returnPromise({ ...context, games: without }), since: context.now }
     : undefined;
   const games = returnGame(context.games, id, context.now, mark);
   if (mark === undefined) {
@@ -56,6 +55,19 @@ export function onReturn(context: Ctx, id: number, hasWorld = true): Step & { ma
   const returning = context.returning.includes(id) ? context.returning : [...context.returning, id];
   const entry = log({ msg: 'game returned: it catches up as a stalled game', from: id, promise: mark.promise });
   return { ...step({ games, returning }, [entry, sessionOut({ ...context, games })]), mark };
+}
+
+/**
+ * A returner's promise: the running stamp (futureStamp over the pacing games, the promise the stall rule gives), and
+ * never below futureStamp over where a marked game may stand (stamps.ts `furthestMarked`). Nobody waited for the
+ * returner while it was away, so a marked game catching up may stand past every pacing game, or there may be none
+ * (simulator seed 5061: the running stamp fell back to the frozen host game's 0 while a marked game stood at 3800;
+ * the returner's actions stamped 2800–3600 were relayed and applied late there).
+ */
+function returnPromise(context: Ctx): number {
+  const running = runningStamp(context);
+  const marked = furthestMarked(gameList(context.games), context.now);
+  return marked === undefined ? running : Math.max(running, futureStamp(marked, context.session.lead));
 }
 
 /**

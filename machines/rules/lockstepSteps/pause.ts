@@ -10,7 +10,7 @@ import { record } from '../inFlight.ts';
 import type { ActionPayload } from '../lockstepTypes.ts';
 import type { FlushedPauseAction } from '../pauseOrder.ts';
 import { relayedAction } from '../relay.ts';
-import { futureStamp, hostGameT, maxClock } from '../stamps.ts';
+import { furthestClock, futureStamp } from '../stamps.ts';
 import { onVeto } from './relay.ts';
 import { hopFor, log, step } from './step.ts';
 import type { Ctx, Out, Step } from './step.ts';
@@ -58,9 +58,9 @@ export function onFlushed(context: Ctx, items: readonly FlushedPauseAction[], st
   return step({ inFlight }, out);
 }
 
-/** The running session's stamp for the host: futureStamp over the pacing games (the host's game t without). */
+/** The running session's stamp for the host: futureStamp over the furthest game (stamps.ts `furthestClock`). */
 export function runningStamp(context: Ctx): number {
-  const max = maxClock(gameList(context.games), context.now) ?? hostGameT(context.games) ?? 0;
+  const max = furthestClock(context.games, context.now) ?? 0;
   return futureStamp(max, context.session.lead);
 }
 

@@ -10,7 +10,7 @@ import { leadFor, nextLead } from '../lead.ts';
 import { pauseAtFor, startCheck } from '../lockstep.ts';
 import type { StartCheck } from '../lockstep.ts';
 import type { GameView, Speed, StartApart } from '../lockstepTypes.ts';
-import { hostGameT, maxClock } from '../stamps.ts';
+import { furthestClock, hostGameT } from '../stamps.ts';
 import { NO_STALL_PASS } from './clocks.ts';
 import { log, logOnce, sessionOut, step } from './step.ts';
 import type { Ctx, Log, Step } from './step.ts';
@@ -137,7 +137,7 @@ export function pauseSession(context: Ctx): Partial<Ctx> {
     pauseAt: session.pauseAt,
     ran: session.ran,
     hostT: hostGameT(games),
-    maxClock: maxClock(gameList(games), context.now),
+    maxClock: furthestClock(games, context.now),
     lead: session.lead,
   });
   const resumeSpeed = session.speed > 0 ? (session.speed as Exclude<Speed, 0>) : session.resumeSpeed;

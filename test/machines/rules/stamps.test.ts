@@ -1,9 +1,19 @@
 // The host's stamps (lockstep.md "Units", "The host's stamps"): STEP, roundUpToStep, extrapolate, maxClock,
-// futureStamp — worked examples and properties (futureStamp ≥ maxClock + 2 steps, on a step boundary).
+// futureStamp — worked examples and properties (futureStamp ≥ maxClock + 2 steps, on a step boundary); where a marked
+// game may stand (furthestMarked) and the stamps' base without a pacing game (furthestClock).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GameView } from '../../../machines/rules/lockstepTypes.ts';
-import { STEP, extrapolate, futureStamp, isPacing, maxClock, roundUpToStep } from '../../../machines/rules/stamps.ts';
+import {
+  STEP,
+  extrapolate,
+  furthestClock,
+  furthestMarked,
+  futureStamp,
+  isPacing,
+  maxClock,
+  roundUpToStep,
+} from '../../../machines/rules/stamps.ts';
 
 type Speed = 0 | 1 | 2 | 4;
 
@@ -148,5 +158,60 @@ describe('futureStamp', () => {
     // maxClock on a step boundary and off one (about 50 each of 100).
     expect(seen.on).toBeGreaterThanOrEqual(25);
     expect(seen.off).toBeGreaterThanOrEqual(25);
+  });
+});
+
+describe('furthestMarked: where a marked (stalled) game may stand', () => {
+  const mark = (promise: number) => ({ stalled: { promise, since: 0 } });
+
+  it('is undefined without a marked game that has a clock; pacing games are not its business', () => {
+    expect(furthestMarked([game(0, 5_000, 1, 0), game(1, 9_000, 0, 0)], 1_000)).toBeUndefined();
+    const returner: GameView = { id: 2, ready: true, hasWorld: true, advancedAt: 0, ...mark(20_000) }; // no clock yet
+    expect(furthestMarked([game(0, 5_000, 1, 0), returner], 1_000)).toBeUndefined();
+  });
+
+  it('extrapolates a marked game’s clock, bounded by the promise each peer with a clock gave', () => {
+    // game 1 marked, its clock at 4 000 said speed 1 ten seconds ago: 14 000 by its clock alone
+    const marked = game(1, 4_000, 1, 0, mark(30_000));
+    expect(furthestMarked([marked], 10_000)).toBe(14_000); // alone: nobody bounds it
+    // a marked peer bounds it by the host's promise; a pacing one by its highest safe, else its clock's, else its t
+    expect(furthestMarked([marked, game(0, 0, 0, 0, mark(6_000))], 10_000)).toBe(6_000);
+    expect(furthestMarked([marked, game(0, 5_000, 0, 0, { bestSafe: 5_400 })], 10_000)).toBe(5_400);
+    const withSafe = game(0, 5_000, 0, 0);
+    withSafe.clock!.safe = 5_800;
+    expect(furthestMarked([marked, withSafe], 10_000)).toBe(5_800);
+    expect(furthestMarked([marked, game(0, 5_000, 0, 0)], 10_000)).toBe(5_000);
+    // the lowest peer bounds it
+    expect(furthestMarked([marked, game(0, 0, 0, 0, mark(6_000)), game(2, 5_000, 0, 0, { bestSafe: 5_400 })], 10_000)).toBe(5_400);
+  });
+
+  it('takes the furthest of the marked games; `except` (a returner) and games outside the world neither count nor bound', () => {
+    const a = game(1, 7_000, 0, 0, mark(9_000));
+    const b = game(2, 3_000, 0, 0, mark(12_000));
+    expect(furthestMarked([a, b], 1_000)).toBe(7_000); // each within the other's promise
+    expect(furthestMarked([a, game(3, 0, 0, 0, mark(1_000))], 1_000, 3)).toBe(7_000); // 3 bounds nobody
+    expect(furthestMarked([a, game(3, 0, 0, 0, mark(1_000))], 1_000)).toBe(1_000);
+    expect(furthestMarked([a, game(3, 0, 0, 0, { hasWorld: false })], 1_000)).toBe(7_000); // an outsider bounds nobody
+    expect(furthestMarked([a, game(3, 0, 0, 0, { ready: false })], 1_000)).toBe(7_000);
+    expect(furthestMarked([game(1, 7_000, 0, 0, { ...mark(9_000), hasWorld: false })], 1_000)).toBeUndefined();
+  });
+});
+
+describe('furthestClock: the base of the host’s stamps', () => {
+  const mark = (promise: number) => ({ stalled: { promise, since: 0 } });
+
+  it('is maxClock while a pacing game has a clock, a marked game further on notwithstanding', () => {
+    const games = { 0: game(0, 5_000, 0, 0), 1: game(1, 5_600, 0, 0, mark(6_000)) };
+    expect(furthestClock(games, 1_000)).toBe(5_000);
+  });
+
+  it('without a pacing clock: the further of a marked game and the host’s game', () => {
+    const frozenHost = game(0, 2_000, 0, 0, mark(4_000));
+    expect(furthestClock({ 0: frozenHost, 1: game(1, 3_800, 0, 0, mark(9_000)) }, 1_000)).toBe(3_800);
+    expect(furthestClock({ 0: game(0, 2_000, 0, 0, { ...mark(4_000), bestT: 2_000 }) }, 1_000)).toBe(2_000);
+    const helloOnly: GameView = { id: 0, ready: true, hasWorld: true, advancedAt: 0, bestT: 4_600 };
+    expect(furthestClock({ 0: helloOnly, 1: game(1, 3_800, 0, 0, mark(9_000)) }, 1_000)).toBe(4_600);
+    expect(furthestClock({ 0: helloOnly }, 1_000)).toBe(4_600);
+    expect(furthestClock({}, 1_000)).toBeUndefined();
   });
 });
