@@ -9,7 +9,8 @@ import { permissionsMessage } from '../../machines/rules/permissions.ts';
 import * as roster from '../../machines/rules/roster.ts';
 import { takeJoin } from '../../machines/rules/joinRate.ts';
 import type { ConnectionHandle } from '../connectionActor.ts';
-import { unsealedFrame } from '../wire.ts';
+import { unsealedFrame, type Message } from '../wire.ts';
+import type { OutboxCover } from './outbox.ts';
 import type { HostCore } from './hostCore.ts';
 import { createHandshake, type HandshakeActor } from './handshake.ts';
 import { createSlotActor, slotEvent } from './hostSlotWiring.ts';
@@ -115,7 +116,7 @@ function resumeSeat(core: HostCore, conn: ConnectionHandle, id: number, last: nu
       ? { covers: false as const, why: 'its game waits for a load' }
       : heard === undefined && highest > 0n
         ? { covers: false as const, why: 'its frame counter is past 2^53 − 1' }
-        : (outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
+        : lateCheck(core, id, outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
   const catchUp = cover.covers ? { catchUp: heard ?? 0 } : {};
   core.sendTo(id, 'Welcome', welcomeFor(core, id, session, { resume: core.returns.next(id), resumed: true, ...catchUp }));
   core.ports.log({ msg: 'player resumed', id, name: entry.name, conn: conn.id, address: conn.remoteAddress, last, catchUp: cover.covers });
@@ -143,6 +144,13 @@ function resumeSeat(core: HostCore, conn: ConnectionHandle, id: number, last: nu
       },
     },
   );
+}
+
+/** A cover whose messages hold a stamp the returner's game may have run past is none (returnStamps.ts). */
+function lateCheck(core: HostCore, id: number, cover: OutboxCover<Message>): OutboxCover<Message> {
+  if (!cover.covers) return cover;
+  const why = core.lateForReturn(id, cover.messages);
+  return why === undefined ? cover : { covers: false, why };
 }
 
 /** The connection is player `id`'s from now on (sender binding): its frames are opened as that player's. */

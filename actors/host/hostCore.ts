@@ -17,6 +17,7 @@ import type { SlotActor } from './slots.ts';
 import type { PlayerLink } from './playerLink.ts';
 import type { HostSender } from './hostSender.ts';
 import type { Returns } from './returns.ts';
+import type { Message } from '../wire.ts';
 
 /** The session's options with their defaults filled in. */
 export type HostSessionOptions = Required<Omit<HostOptions, 'mods'>> & { mods: ModEntry[] | undefined };
@@ -67,4 +68,6 @@ export interface HostCore {
   sessionPayload(): Payloads['Session'];
   /** Whether a resync round runs (HostSession.resyncRunning, read at each call). */
   resyncRunning(): boolean;
+  /** Why a returner cannot be given what it missed, by its stamps (HostSession.lateForReturn, read at each call). */
+  lateForReturn(id: number, missed: readonly Message[]): string | undefined;
 }

@@ -16,6 +16,7 @@ import type { Clock, LogFn } from '../ports.ts';
 import type { InspectionObserver } from './hostTypes.ts';
 import type { HostSession } from './hostSession.ts';
 import { guarded, stackOf } from '../supervise.ts';
+import { reachWhenCut, stampRunPast } from './returnStamps.ts';
 
 export interface HostLockstepOptions {
   /** How often the chart is ticked (stall checks, pause-order flushes), ms. */
@@ -83,10 +84,18 @@ export function attachLockstep(
     actor.on(type, guarded(log, `lockstep ${type}`, fn as (e: unknown) => void));
   on('send.Session', (e) => host.broadcast('Session', e.payload));
   on('send.PeerClock', (e) => host.broadcast('PeerClock', e.payload, e.except));
-  on('send.Action', (e) => host.broadcast('Action', e.payload));
+  /** The furthest stamp relayed for the games to step to in a pause (a flush, a BuildCommit): returnStamps.ts. */
+  let heldStampMax = Number.NEGATIVE_INFINITY;
+  on('send.Action', (e) => {
+    if (e.payload.pause === true && e.payload.stamp !== undefined) heldStampMax = Math.max(heldStampMax, e.payload.stamp);
+    host.broadcast('Action', e.payload);
+  });
   // A game's veto the host did not relay is answered to the vetoer alone (`late`); every other veto goes to all.
   on('send.BuildVeto', (e) => (e.to === 'all' ? host.broadcast('BuildVeto', e.payload) : host.sendTo(e.to, 'BuildVeto', e.payload)));
-  on('send.BuildCommit', (e) => host.broadcast('BuildCommit', e.payload));
+  on('send.BuildCommit', (e) => {
+    heldStampMax = Math.max(heldStampMax, e.payload.stamp);
+    host.broadcast('BuildCommit', e.payload);
+  });
   on('out.waiting', (e) => {
     if (e.reason !== waitingReason) log({ msg: 'session start waits', reason: e.reason });
     waitingReason = e.reason;
@@ -107,8 +116,15 @@ export function attachLockstep(
   });
 
   let resync: { loads(from: number, save: string | undefined): boolean; running(): boolean } | undefined;
-  /** How each away player's game stood when it dropped (a returner comes back as it was). */
-  const departed = new Map<number, { ready: boolean; hasWorld: boolean }>();
+  /**
+   * How each away player's game stood when it dropped (a returner comes back as it was), and how far it may run alone
+   * (returnStamps.ts `reachWhenCut`): a returner that missed a stamp below it is reloaded, not caught up.
+   */
+  const departed = new Map<number, { ready: boolean; hasWorld: boolean; bound: number }>();
+  host.lateForReturn = (id, missed) => {
+    const before = departed.get(id);
+    return before === undefined ? undefined : stampRunPast(id, missed, before.bound);
+  };
   const off = host.on((n) => {
     const now = clock.now();
     switch (n.type) {
@@ -142,8 +158,12 @@ export function attachLockstep(
         actor.send({ type: 'game.joined', id: n.id, now });
         return;
       case 'left': {
-        const game = actor.getSnapshot().context.games[n.id];
-        if (n.away && game !== undefined) departed.set(n.id, { ready: game.ready, hasWorld: game.hasWorld });
+        const { games, session } = actor.getSnapshot().context;
+        const game = games[n.id];
+        if (n.away && game !== undefined) {
+          const bound = reachWhenCut(games, n.id, session.pauseAt, heldStampMax);
+          departed.set(n.id, { ready: game.ready, hasWorld: game.hasWorld, bound });
+        }
         else departed.delete(n.id);
         actor.send({ type: 'game.left', id: n.id, now });
         return;

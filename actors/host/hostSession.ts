@@ -60,6 +60,11 @@ export class HostSession {
   private readonly keyBudget: KeyBudget;
   /** Whether a resync round runs (actors/host/resync.ts tells): a returner is not caught up across a round. */
   resyncRunning: () => boolean = () => false;
+  /**
+   * Why a returner cannot be caught up with the messages it missed, if a stamp among them lies below where its game
+   * may have run alone (actors/host/hostLockstep.ts tells; returnStamps.ts). Undefined: nothing stands in the way.
+   */
+  lateForReturn: (id: number, missed: readonly Message[]) => string | undefined = () => undefined;
 
   constructor(options: HostOptions, ports: HostPorts) {
     const pingIntervalMs = options.pingIntervalMs ?? 2000;
@@ -130,6 +135,7 @@ export class HostSession {
       notifyRoster: () => this.notifyRoster(),
       sessionPayload: () => this.sessionPayload(),
       resyncRunning: () => this.resyncRunning(),
+      lateForReturn: (id, missed) => this.lateForReturn(id, missed),
     };
     this.schedulePing();
   }

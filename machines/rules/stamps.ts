@@ -78,11 +78,24 @@ export function furthestMarked(games: readonly GameView[], now: number, except?:
   let furthest: number | undefined;
   for (const game of peers) {
     if (game.stalled === undefined) continue;
-    let at = extrapolate(game.clock!, now);
-    for (const peer of peers) if (peer.id !== game.id) at = Math.min(at, relayedPromise(peer));
+    const at = Math.min(extrapolate(game.clock!, now), cutOffBound(peers, game.id));
     if (furthest === undefined || at > furthest) furthest = at;
   }
   return furthest;
+}
+
+/**
+ * The furthest game `id` can run while it hears nothing new (it waits for nobody else, or its connection dropped):
+ * the lowest promise its peers with a clock have given, as the host relays them, since its barrier never lies past
+ * it. +∞ when it has no such peer (a game alone runs freely).
+ */
+export function cutOffBound(games: readonly GameView[], id: number): number {
+  let bound = Number.POSITIVE_INFINITY;
+  for (const peer of games) {
+    if (peer.id === id || !peer.ready || !peer.hasWorld || peer.clock === undefined) continue;
+    bound = Math.min(bound, relayedPromise(peer));
+  }
+  return bound;
 }
 
 /** The promise a game's peers keep to, as the host relays it (rules/relay.ts `peerClockOf`). */

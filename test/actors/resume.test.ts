@@ -122,6 +122,29 @@ describe('resume', () => {
     expect(h.logs.some((e) => e.msg === 'player resumed' && e.catchUp === false)).toBe(true);
   });
 
+  it('a returner whose missed messages hold a stamp its game may have run past is resumed without catchUp', async () => {
+    t = memoryHarness();
+    const h = await t.startHost();
+    const alice = await joinedPlayer(t, h, 'alice');
+    const id = alice.player.you!;
+    // The lockstep's check (hostLockstep.ts, returnStamps.ts) stands in here: it is asked with what alice missed.
+    const asked: unknown[] = [];
+    h.host.lateForReturn = (who, missed) => {
+      asked.push({ who, kinds: missed.map((m) => m.kind) });
+      return 'its game may have run to 13000 alone, past a stamp it missed (Action at 11800)';
+    };
+    cut(h, 0);
+    await t.waitFor(() => alice.notices.some((n) => n.type === 'away'), 5000, 'alice away');
+    h.host.chat('missed');
+    await reconnect(h, alice);
+    await t.waitFor(() => alice.notices.some((n) => n.type === 'resumed'), 5000, 'alice resumed');
+    expect(asked).toEqual([{ who: id, kinds: ['Chat'] }]);
+    expect(alice.notices.find((n) => n.type === 'resumed')).toEqual({ type: 'resumed', you: id, caughtUp: false });
+    expect(chats(alice)).not.toContain('missed');
+    expect(h.logs.some((e) => e.msg === 'player resumed' && e.catchUp === false)).toBe(true);
+    expect(JSON.stringify(h.logs)).toContain('past a stamp it missed (Action at 11800)');
+  });
+
   it('a returner whose frame counter went past 2^53 − 1 is resumed without catchUp, with a Welcome it can decode', async () => {
     t = memoryHarness();
     const h = await t.startHost();

@@ -228,4 +228,17 @@ describe('forks found by the simulator stay closed', () => {
     expect(returnsWithEveryOtherMarked).toBeGreaterThanOrEqual(1);
     expect(failureText(r)).toBe('');
   }, 60_000);
+
+  // This test FAILED before the fix (seeds 5001–6000): `notLate: p2 applied 1:3 (flush) at t=13000, stamp 11800`. p2's
+  // connection dropped while the session ran at speed 4; the host paused at 11800 and flushed p1's pause action there.
+  // p2's game, hearing nothing, ran on alone to its barrier, 13000, the lowest promise its peers had given. Back with
+  // its outbox intact, it was caught up and applied the flush 1200 game-ms late. A returner that missed a stamp below
+  // where its game may have run is now reloaded instead (actors/host/returnStamps.ts).
+  it('a returner that missed a stamp below where its game may have run alone is reloaded (was: notLate)', async () => {
+    const r = await runSeed(5340);
+    expect(r.happened).toEqual(expect.arrayContaining(['drop', 'hostPause', 'speedChange', 'resumedNotCaughtUp', 'resyncVerified']));
+    const p2 = r.run.slots.find((s) => s.plan.name === 'p2')!.game!;
+    expect(p2.records.filter((x) => x.what === 'load').length).toBeGreaterThanOrEqual(1);
+    expect(failureText(r)).toBe('');
+  }, 60_000);
 });
