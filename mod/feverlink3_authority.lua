@@ -1,7 +1,8 @@
 -- FeverLink3: Authority 16 on the game's side (wire-protocol.txt Authority 16): an Authority {n, values} moves each
 -- value (money, loan) by the host's value minus this game's value at checksum round n, through engine.correct()
 -- (optional), so every game ends at the host's figure. This game's values at round n are the ones its ChecksumReport
--- carried (engine.authority(), kept by feverlink3_checksum.lua for the last KEEP_REPORTED rounds).
+-- carried (engine.authority(), kept by feverlink3_checksum.lua for the last KEEP_REPORTED rounds), with the corrections
+-- applied since they were read added: a correction is never made twice.
 local checksum = require('feverlink3_checksum')
 local lines = require('feverlink3_lines')
 local log = require('feverlink3_log')
@@ -14,15 +15,21 @@ local int = lines.int
 function M.authority(S, p)
   local round = int(p.n)
   if not round or type(p.values) ~= 'table' then return 'Authority without a valid n and values' end
-  local mine = checksum.reported(S, round)
+  local mine, before = checksum.reported(S, round)
   if not mine then return 'Authority for round ' .. n(round) .. ' that this game has no values of: ignored' end
   local authority, correct = checksum.engineFn(S, 'authority'), checksum.engineFn(S, 'correct')
   if not authority or not correct then return 'Authority: this game cannot correct values' end
   local ok, current = pcall(authority)
   if not ok or type(current) ~= 'table' then return 'Authority: engine.authority failed' end
+  -- A correction applied after this round's values were read (an earlier round's Authority, applied while this game
+  -- stood at one pause: every paused round reads the same world) is in `now` already: it counts as part of `was`, or
+  -- the difference would be corrected twice (the simulator, seed 5255).
+  local corrected = checksum.corrected(S)
+  before = before or {}
   local target, text = {}, {}
   for _, name in ipairs({ 'money', 'loan' }) do
     local host, was, now = p.values[name], mine[name], current[name]
+    if type(was) == 'number' then was = was + ((corrected[name] or 0) - (before[name] or 0)) end
     if type(host) == 'number' and type(was) == 'number' and type(now) == 'number' and host ~= was then
       target[name] = now + (host - was)
       text[#text + 1] = name .. ' ' .. n(now) .. ' -> ' .. n(target[name])
@@ -31,6 +38,7 @@ function M.authority(S, p)
   if #text == 0 then return end
   local okC, err = pcall(correct, target)
   if not okC then return 'Authority: engine.correct failed: ' .. tostring(err) end
+  for name, value in pairs(target) do corrected[name] = (corrected[name] or 0) + (value - current[name]) end
   log.info('authority of round ' .. n(round) .. ': ' .. table.concat(text, ', '))
 end
 

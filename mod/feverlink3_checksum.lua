@@ -43,7 +43,11 @@ local function int(v)
 end
 
 local function state(S)
-  if not S.checksum then S.checksum = { pending = {}, reading = {}, reported = {}, reportedOrder = {} } end
+  if not S.checksum then
+    -- corrected: what every Authority applied so far moved each value by, in all (feverlink3_authority.lua)
+    S.checksum = { pending = {}, reading = {}, reported = {}, reportedOrder = {}, corrected = { money = 0, loan = 0 },
+      correctedAt = {} }
+  end
   return S.checksum
 end
 
@@ -73,7 +77,8 @@ local function remember(st, round, values)
   st.reported[round] = values
   st.reportedOrder[#st.reportedOrder + 1] = round
   while #st.reportedOrder > M.KEEP_REPORTED do
-    st.reported[table.remove(st.reportedOrder, 1)] = nil
+    local gone = table.remove(st.reportedOrder, 1)
+    st.reported[gone], st.correctedAt[gone] = nil, nil
   end
 end
 
@@ -90,8 +95,11 @@ local function authorityNow(S, round)
   if not authority then return nil end
   local okA, values = pcall(authority)
   if not okA or type(values) ~= 'table' then return nil end
+  local st = state(S)
   local out = { money = values.money, loan = values.loan }
-  remember(state(S), round, out)
+  remember(st, round, out)
+  -- the corrections applied by then: an Authority for this round takes off those applied since
+  st.correctedAt[round] = { money = st.corrected.money, loan = st.corrected.loan }
   return out
 end
 
@@ -385,9 +393,16 @@ function M.dump(S, sync)
   return name
 end
 
---- The Authority values this game reported for round `round` (nil when not kept: only the last KEEP_REPORTED are).
+--- The Authority values this game reported for round `round` (nil when not kept: only the last KEEP_REPORTED are), and
+--- the sums of the corrections applied before they were read.
 function M.reported(S, round)
-  return state(S).reported[round]
+  local st = state(S)
+  return st.reported[round], st.correctedAt[round]
+end
+
+--- The sums of every correction an Authority applied so far, by value name (feverlink3_authority.lua adds to them).
+function M.corrected(S)
+  return state(S).corrected
 end
 
 --- An optional engine function, or nil (feverlink3_authority.lua reads `authority` and `correct` with it).

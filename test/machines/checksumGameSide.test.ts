@@ -90,6 +90,26 @@ describe('checksum rounds on the game side', () => {
     expect(h.games[1]!.folder.modLog()).toMatch(/authority of round 1: money /);
   });
 
+  it('money: two paused rounds read before a correction; the second Authority does not correct it twice', async () => {
+    // The simulator, seed 5255: both rounds read the world standing at one pause, then the Authority of the first
+    // corrected it; the second round's values were read before that correction, so its difference is already made up.
+    const h = await twoGames();
+    h.games[1]!.game.world.money -= 12_345;
+    h.send('Session', { started: true, speed: 1, lead: 2, pauseAt: 1_400 });
+    h.send('ChecksumRequest', { n: 1, at: 1_400, paused: true });
+    h.send('ChecksumRequest', { n: 2, at: 1_400, paused: true });
+    h.frames(150);
+    const hostMoney = h.reports(1)[0]!.authority!.money!;
+    expect(h.reports(2).map((r) => r.authority!.money)).toEqual([hostMoney, hostMoney - 12_345]);
+    h.games[1]!.folder.send('Authority', { n: 1, values: { money: hostMoney } });
+    h.frames(5);
+    expect(h.games[1]!.game.world.money).toBe(hostMoney);
+    h.games[1]!.folder.send('Authority', { n: 2, values: { money: hostMoney } });
+    h.frames(5);
+    expect(h.games[1]!.game.world.money).toBe(hostMoney); // was hostMoney + 12 345: corrected twice
+    expect(h.games[1]!.folder.modLog().match(/authority of round \d+: money /g)).toHaveLength(1);
+  });
+
   it('a paused round is read once the world stands at the pause; a round read late reports its lateness', async () => {
     const h = await twoGames();
     h.send('Session', { started: true, speed: 1, lead: 2, pauseAt: 1_400 });

@@ -241,4 +241,14 @@ describe('forks found by the simulator stay closed', () => {
     expect(p2.records.filter((x) => x.what === 'load').length).toBeGreaterThanOrEqual(1);
     expect(failureText(r)).toBe('');
   }, 60_000);
+
+  // This test FAILED before the fix (seeds 5001–6000): `worldsEqual: at the pause at t=4000: host … vs p5 …`. A money
+  // divergence on p5; two checksum rounds read the world standing in one pause; the Authority of the first corrected
+  // p5, and the second's, read before that correction, corrected it again. The mod now counts the corrections applied
+  // since a round's values were read (mod/feverlink3_authority.lua).
+  it('a second Authority for values read before the first correction does not correct twice (was: worldsEqual)', async () => {
+    const r = await runSeed(5255);
+    expect(r.happened).toEqual(expect.arrayContaining(['authority', 'divergence:money', 'hostPause', 'repaired']));
+    expect(failureText(r)).toBe('');
+  }, 60_000);
 });
