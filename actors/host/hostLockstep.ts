@@ -163,8 +163,7 @@ export function attachLockstep(
         if (n.away && game !== undefined) {
           const bound = reachWhenCut(games, n.id, session.pauseAt, heldStampMax);
           departed.set(n.id, { ready: game.ready, hasWorld: game.hasWorld, bound });
-        }
-        else departed.delete(n.id);
+        } else departed.delete(n.id);
         actor.send({ type: 'game.left', id: n.id, now });
         return;
       }

@@ -1,9 +1,9 @@
 // Whether a returner can be caught up with what it missed, as far as stamps go (lockstep.md "Catching up"; the
 // simulator, seed 5340): while its connection was down its game ran on alone, as far as its barrier let it (the
-// lowest promise its peers had given when it dropped, or where it stood in a pause: `reachWhenCut`), and it heard nothing of what the
-// host stamped meanwhile. A pause's flush, a held build's commit, stamped below where it may stand, would be applied
-// late there: its world would part. Such a returner is reloaded instead (a `player returned` round), like one whose
-// outbox ran out.
+// lowest promise its peers had given when it dropped, or where it stood in a pause: `reachWhenCut`), and it heard
+// nothing of what the host stamped meanwhile. A pause's flush, a held build's commit, stamped below where it may
+// stand, would be applied late there: its world would part. Such a returner is reloaded instead (a `player returned`
+// round), like one whose outbox ran out.
 import { gameList, type Games } from '../../machines/rules/hostGames.ts';
 import { cutOffBound } from '../../machines/rules/stamps.ts';
 import type { Message } from '../wire.ts';

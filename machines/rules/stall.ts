@@ -65,8 +65,8 @@ export function reachedPromise(game: GameView): boolean {
  * clock stands past the `t` it was marked at (a marked game without a clock keeps its promise, as before). A game
  * that came back (`game.returned`: a mark with no `t`) has no clock until its first Clock after the return: until
  * then nobody can be told its promise (a PeerClock needs its clock), so the promise follows the pacing games and is
- * never behind them, nor behind where a marked game may stand, when its first PeerClock goes out; from its first clock on it counts as moving (it runs through
- * what it missed) and the promise stays.
+ * never behind them, nor behind where a marked game may stand, when its first PeerClock goes out; from its first clock
+ * on it counts as moving (it runs through what it missed) and the promise stays.
  */
 export function movedSinceMark(game: GameView, mark: StallMark): boolean {
   if (mark.t === undefined) return game.clock !== undefined;

@@ -33,8 +33,8 @@ function forget(context: Ctx, id: number): Partial<Ctx> {
 /**
  * A game came back and is caught up (wire-protocol "Reconnect", "Catching up"; lockstep.md "Catching up"; the
  * session sends `game.returned`): ready with the session's world. In a started session it catches up as a stalled
- * game: marked at once with the host's promise (`returnPromise`), since now, where it stands unknown (no `t`) until its first Clock; Session lists it. Its
- * PeerClock goes out flagged stalled with that promise from its first Clock on; the mark ends as any stall's, when its
+ * game: marked at once with the host's promise (`returnPromise`), since now, where it stands unknown (no `t`) until its
+ * first Clock; Session lists it. Its PeerClock goes out flagged stalled with that promise from its first Clock on; the mark ends as any stall's, when its
  * clock reaches the promise (`out.caughtUp` then). Before the start: ready, no mark, nothing sent.
  */
 export function onReturn(context: Ctx, id: number, hasWorld = true): Step & { mark: StallMark | undefined } {
