@@ -107,11 +107,16 @@ function M.load(start, t)
 end
 
 --- After the backlog (the to_game.log lines the previous Lua state had read) was read again: everything stamped
--- below t0 was applied (or refused) by the previous state, and so was a complete pause-order flush at t0 (applied
--- standing). They are taken out of the queue without being applied. Returns how many.
-function M.prune(S, t0)
+-- below t0 was applied (or refused) by the previous state. A complete pause-order flush at t0 was too if the previous
+-- state had a frame at t0 (`savedT` = t0: it saves at the end of each frame, before the engine steps), since a flush is
+-- applied standing at the start of the frame at its stamp; if the world only stepped onto t0 after its last frame,
+-- nothing at t0 was applied yet (the simulator, seed 5908: a flush at 6200 taken out unapplied, the world parted).
+-- They are taken out of the queue without being applied. Returns how many.
+function M.prune(S, t0, savedT)
+  local standingDone = savedT == t0
   return S.queue:dropWhere(function(item)
-    return item.stamp < t0 or (item.kind == 'flush' and item.stamp == t0 and item.pauseUpto <= S.pauseRead)
+    if item.stamp < t0 then return true end
+    return standingDone and item.kind == 'flush' and item.stamp == t0 and item.pauseUpto <= S.pauseRead
   end)
 end
 

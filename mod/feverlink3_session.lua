@@ -127,7 +127,7 @@ function M.init()
     -- loaded again in the same session and world: continue (feverlink3_resume.lua), no new Hello
     S.seq, S.safe, S.loadedSave, S.loadedFrom = saved.seq, saved.safe, saved.loaded, saved.loadedFrom
     S.resyncLoadedAt = saved.resyncLoadedAt
-    S.resume = { t0 = t, gen = saved.gen, offset = saved.offset }
+    S.resume = { t0 = t, savedT = saved.t, gen = saved.gen, offset = saved.offset }
     for _, own in ipairs(saved.own) do
       -- an own action whose copy had come stays confirmed (the host's fields were saved with it); one still waiting
       -- for its copy waits on: the copy comes after the saved read position, or in the backlog read again
@@ -177,7 +177,7 @@ local function endBacklog(pos)
   if pos ~= nil then offset = pos end
   if gen < r.gen or (gen == r.gen and offset < r.offset) then return end
   S.resume = nil
-  local dropped = resume.prune(S, r.t0)
+  local dropped = resume.prune(S, r.t0, r.savedT)
   log.info('backlog read again: ' .. n(dropped) .. ' items the previous Lua state had applied taken out unapplied')
 end
 

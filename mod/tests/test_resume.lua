@@ -10,15 +10,19 @@ local function stateWith(items, pauseRead)
   return S
 end
 
-T.test('prune: below t0 is done, a complete flush at t0 is done; actions at t0 and later wait', function()
-  local S = stateWith({
+local function atThousand()
+  return stateWith({
     { kind = 'action', stamp = 800, from = 1, seq = 1 },
     { kind = 'flush', stamp = 1000, from = 2, seq = 5, pauseSeq = 3, pauseUpto = 3 },
     { kind = 'flush', stamp = 1000, from = 2, seq = 6, pauseSeq = 4, pauseUpto = 5 },
     { kind = 'action', stamp = 1000, from = 1, seq = 2 },
     { kind = 'action', stamp = 1200, from = 3, seq = 1 },
   }, 3)
-  T.eq(resume.prune(S, 1000), 2)
+end
+
+T.test('prune: below t0 is done; a frame at t0 applied the complete flush there; actions at t0 and later wait', function()
+  local S = atThousand()
+  T.eq(resume.prune(S, 1000, 1000), 2)
   T.eq(S.queue:size(), 3)
   T.eq(S.queue:size(1), 1)
   T.eq(S.queue:size(2), 1)
@@ -26,6 +30,15 @@ T.test('prune: below t0 is done, a complete flush at t0 is done; actions at t0 a
   local ok, why = S.queue:push({ kind = 'action', stamp = 800, from = 1, seq = 1 })
   T.eq(ok, false)
   T.eq(why, 'duplicate')
+end)
+
+T.test('prune: the world stepped onto t0 after the last frame: nothing at t0 was applied, the flush waits', function()
+  -- the simulator, seed 5908: saved at 6000, loaded again at 6200, the flush at 6200 had not been applied
+  local S = atThousand()
+  T.eq(resume.prune(S, 1000, 800), 1)
+  T.eq(S.queue:size(2), 2)
+  T.eq(S.queue:first().stamp, 1000)
+  T.eq(S.queue:first().kind, 'flush')
 end)
 
 T.test('dropWhere keeps the order and the per-origin counts of what stays', function()

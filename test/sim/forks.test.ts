@@ -251,4 +251,17 @@ describe('forks found by the simulator stay closed', () => {
     expect(r.happened).toEqual(expect.arrayContaining(['authority', 'divergence:money', 'hostPause', 'repaired']));
     expect(failureText(r)).toBe('');
   }, 60_000);
+
+  // This test FAILED before the fix (seeds 5001–6000): `exactlyOnce: p1 applied 3:11 at 6200; host never applied it`.
+  // The host's mod was loaded again at 6200 while the session ran; its last frame had run at 6000, and the world then
+  // stepped onto 6200. Reading its backlog again, the new Lua state took the flush 3:11 at 6200 out as applied
+  // standing, which it never was. A flush at t0 now counts as applied only if the previous state had a frame at t0
+  // (mod/feverlink3_resume.lua `prune`).
+  it('a mod loaded again just after the world stepped onto a flush’s stamp applies the flush (was: exactlyOnce)', async () => {
+    const r = await runSeed(5908);
+    expect(r.happened).toEqual(expect.arrayContaining(['reload', 'speedChange']));
+    const host = r.run.slots.find((s) => s.plan.name === 'host')!.game!;
+    expect(host.records.some((x) => x.what === 'apply' && x.from === 3 && x.seq === 11 && x.t === 6200)).toBe(true);
+    expect(failureText(r)).toBe('');
+  }, 60_000);
 });
