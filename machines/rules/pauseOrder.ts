@@ -59,12 +59,15 @@ export type FlushReadiness = { ready: true; furthestStop: number } | { ready: fa
 
 /**
  * Whether a flush may go out: every ready pacing game (`pacing`, ids) has reported `stop` (`stops`: id → the
- * `t` it stands still at). With no pacing game nothing is known to stand still, so it is not ready.
+ * `t` it stands still at). With no pacing game nothing is known to stand still, so it is not ready. The furthest stop
+ * is over every stop given, a marked game's too: it applies the flush as well, and a returner may stand past pauseAt
+ * (the simulator, seed 7070: a flush at 3200, the pacing games' stop, applied at 3400 by a returner). The caller gives
+ * only the stops of games in the session's world (`pauseViewOf`): an outsider's time is another world's.
  */
 export function flushReady(stops: ReadonlyMap<number, number>, pacing: readonly number[]): FlushReadiness {
   const waitingFor = pacing.filter((id) => !stops.has(id));
   if (pacing.length === 0 || waitingFor.length > 0) return { ready: false, waitingFor };
-  return { ready: true, furthestStop: Math.max(...pacing.map((id) => stops.get(id)!)) };
+  return { ready: true, furthestStop: Math.max(...stops.values()) };
 }
 
 /** A flush's stamp: the furthest reported stop, never below the previous flush's stamp. */

@@ -264,4 +264,14 @@ describe('forks found by the simulator stay closed', () => {
     expect(host.records.some((x) => x.what === 'apply' && x.from === 3 && x.seq === 11 && x.t === 6200)).toBe(true);
     expect(failureText(r)).toBe('');
   }, 60_000);
+
+  // This test FAILED before the fix (seeds 7001–8000): `notLate: p2 applied 2:5 (flush) at t=3400, stamp 3200`. p2
+  // dropped while the session ran; the host paused at 3200; p2's game ran on alone to 3400. It came back before any
+  // flush, caught up and marked. The flushes were stamped at the pacing games' stop, 3200, and p2 applied its own pause
+  // action late. A flush now lies at the furthest stop of every world game, a marked one's too (rules/pauseOrder.ts).
+  it('a flush lies past a marked returner’s stop beyond pauseAt (was: notLate)', async () => {
+    const r = await runSeed(7070);
+    expect(r.happened).toEqual(expect.arrayContaining(['drop', 'resumed', 'hostPause', 'pauseStorm']));
+    expect(failureText(r)).toBe('');
+  }, 60_000);
 });

@@ -73,7 +73,11 @@ export function runningStamp(context: Ctx): number {
  */
 export function pauseViewOf(context: Ctx): { stops: [number, number][]; pacing: number[] } {
   const pauseAt = context.session.pauseAt;
-  const stops = [...stopsOf(context.games)].filter(([, t]) => pauseAt === undefined || t >= pauseAt);
+  const stops = [...stopsOf(context.games)].filter(([id, t]) => {
+    const game = context.games[id]!;
+    // a stop of this pause by a game of the session's world, pacing or marked (an outsider's time is another world's)
+    return game.ready && game.hasWorld && (pauseAt === undefined || t >= pauseAt);
+  });
   return { stops, pacing: pacingIds(context.games) };
 }
 

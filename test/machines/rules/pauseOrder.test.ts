@@ -33,8 +33,10 @@ describe('flushReady', () => {
     expect(flushReady(new Map([[0, 1000], [1, 1400]]), [0, 1])).toEqual({ ready: true, furthestStop: 1400 });
   });
 
-  it('ignores stops of games that do not pace (an outsider holds no pause)', () => {
-    expect(flushReady(new Map([[0, 1000], [5, 99_000]]), [0])).toEqual({ ready: true, furthestStop: 1000 });
+  it('waits for no game that does not pace, but flushes past every stop it is given (a marked returner’s too)', () => {
+    expect(flushReady(new Map([[0, 1000]]), [0, 1])).toEqual({ ready: false, waitingFor: [1] });
+    // seed 7070: the returner (marked, not pacing) stands at 3400, past the pacing games' 3200
+    expect(flushReady(new Map([[0, 3200], [2, 3400]]), [0])).toEqual({ ready: true, furthestStop: 3400 });
   });
 
   it('is not ready with no pacing game', () => {
