@@ -13,16 +13,16 @@
 -- cost {entityNs, stepMaxUs, chunk} measured on the wall clock (link.wallMs) around each chunk. A round with detail
 -- keeps every chunk's itemised keys (with the step each was read at) in this Lua state; `dump` writes them at a
 -- repair as detail_s<sync>_<time>_<player>.txt in the session folder. The Authority values are engine.authority()
--- (optional), kept per round for an Authority (feverlink3_authority.lua).
+-- (optional), read and kept per round by feverlink3_authority.lua.
+local authority = require('feverlink3_authority')
 local link = require('feverlink3_link')
 local log = require('feverlink3_log')
 
 local M = {}
 local n = log.n
 
---- Rounds waiting for their step, at most; rounds whose Authority values are kept, at most.
+--- Rounds waiting for their step, at most.
 M.MAX_PENDING = 16
-M.KEEP_REPORTED = 8
 --- Entities a chunk reads when the request names none; the most chunks a round is cut into; one step (game-ms).
 M.CHECKSUM_CHUNK = 200
 M.MAX_CHUNKS = 20
@@ -44,19 +44,12 @@ end
 
 local function state(S)
   if not S.checksum then
-    -- corrected: what every Authority applied so far moved each value by, in all (feverlink3_authority.lua)
-    S.checksum = { pending = {}, reading = {}, reported = {}, reportedOrder = {}, corrected = { money = 0, loan = 0 },
-      correctedAt = {} }
+    S.checksum = { pending = {}, reading = {} }
   end
   return S.checksum
 end
 
--- An optional engine function (reading a missing field of a host object may itself fail, hence the pcall).
-local function engineFn(S, name)
-  local ok, fn = pcall(function() return S.engine[name] end)
-  if ok and fn then return fn end
-  return nil
-end
+local engineFn = authority.engineFn
 
 --- ChecksumRequest 15: kept until the world reaches `at`.
 function M.request(S, p)
@@ -73,15 +66,6 @@ function M.request(S, p)
     .. (p.chunk and (' chunk ' .. n(p.chunk)) or '') .. (p.detail == true and ' detail' or ''))
 end
 
-local function remember(st, round, values)
-  st.reported[round] = values
-  st.reportedOrder[#st.reportedOrder + 1] = round
-  while #st.reportedOrder > M.KEEP_REPORTED do
-    local gone = table.remove(st.reportedOrder, 1)
-    st.reported[gone], st.correctedAt[gone] = nil, nil
-  end
-end
-
 local TWO32 = 4294967296
 
 -- A 32-bit sum as 8 hex digits (two 16-bit halves: %x of a number above 2^31 is not portable in Lua 5.2).
@@ -89,27 +73,13 @@ local function hex8(v)
   return string.format('%04x%04x', math.floor(v / 65536), v % 65536)
 end
 
--- The Authority values as they stand (remembered for round `round`), or nil.
-local function authorityNow(S, round)
-  local authority = engineFn(S, 'authority')
-  if not authority then return nil end
-  local okA, values = pcall(authority)
-  if not okA or type(values) ~= 'table' then return nil end
-  local st = state(S)
-  local out = { money = values.money, loan = values.loan }
-  remember(st, round, out)
-  -- the corrections applied by then: an Authority for this round takes off those applied since
-  st.correctedAt[round] = { money = st.corrected.money, loan = st.corrected.loan }
-  return out
-end
-
 -- Queues the report of `round`; false when it has no part.
-local function send(S, round, time, parts, count, authority, cost)
+local function send(S, round, time, parts, count, values, cost)
   if count == 0 then
     log.warn('checksum round ' .. n(round.n) .. ': no part to report')
     return false
   end
-  local report = { n = round.n, time = time, parts = parts, authority = authority, cost = cost }
+  local report = { n = round.n, time = time, parts = parts, authority = values, cost = cost }
   S.outbox:add('ChecksumReport', report)
   return true
 end
@@ -128,7 +98,7 @@ local function hash(S, round, t)
       count = count + 1
     end
   end
-  if send(S, round, t, out, count, authorityNow(S, round.n)) then
+  if send(S, round, t, out, count, authority.read(S, round.n)) then
     log.info('checksum round ' .. n(round.n) .. ' read at ' .. n(t) .. (t ~= round.at and (' (late by ' .. n(t - round.at) .. ')') or ''))
   end
 end
@@ -183,7 +153,7 @@ local function startReading(S, round, t, chunked)
   if math.ceil(r.total / size) > M.MAX_CHUNKS then size = math.ceil(r.total / M.MAX_CHUNKS) end
   r.size = size
   r.chunks = math.ceil(r.total / size)
-  if round.n > 0 then r.authority = authorityNow(S, round.n) end
+  if round.n > 0 then r.authority = authority.read(S, round.n) end
   r.startMs = link.wallMs() - w0
   return r
 end
@@ -392,20 +362,5 @@ function M.dump(S, sync)
   log.info('checksum detail dump written: ' .. name)
   return name
 end
-
---- The Authority values this game reported for round `round` (nil when not kept: only the last KEEP_REPORTED are), and
---- the sums of the corrections applied before they were read.
-function M.reported(S, round)
-  local st = state(S)
-  return st.reported[round], st.correctedAt[round]
-end
-
---- The sums of every correction an Authority applied so far, by value name (feverlink3_authority.lua adds to them).
-function M.corrected(S)
-  return state(S).corrected
-end
-
---- An optional engine function, or nil (feverlink3_authority.lua reads `authority` and `correct` with it).
-M.engineFn = engineFn
 
 return M
