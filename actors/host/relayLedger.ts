@@ -4,7 +4,7 @@
 // and the actions and commits stamped t: mod/feverlink3_resync.lua `requeue`); a game that was away, or joined, when
 // some of them were relayed does not have them and would leave them out while the others apply them. The round's load
 // therefore sends every participant, right after its ResyncLoad, the items of `since(t)`: a game that has one already
-// drops the copy as a duplicate (docs/DECISIONS.md "After a load the host sends the items the save does not hold").
+// drops the copy as a duplicate (docs/DECISIONS.md "After a resync load the host sends what the save does not hold").
 //
 // Bounded: items every world game has passed (below the lowest clock `t` of the ready games) can never be above a
 // later save's t and are dropped; at most MAX_ITEMS are kept (the oldest go first, logged once).

@@ -45,9 +45,9 @@ export function standsApart(game: ReadyGame, host: ReadyGame): boolean {
  * The start check over the ready games. The host's game (always required) and every other ready game must have
  * reported a clock since its Hello; then the session starts at the host game's time, the reference, and every game
  * that stands apart from it (standsApart) starts as an outsider: a resync round copies the host's world to it
- * (DECISIONS "A session that starts with games at different times starts with a round"). A relay-only host
- * (`hostGame` false) has no world to copy: it starts only when every ready game stands at one time, and otherwise
- * `waiting` says why, naming the games by id.
+ * (DECISIONS "Host lockstep: a session that starts with games at different times starts with a round"). A
+ * relay-only host (`hostGame` false) has no world to copy: it starts only when every ready game stands at one time,
+ * and otherwise `waiting` says why, naming the games by id.
  */
 export function startCheck(readyGames: readonly ReadyGame[], hostGame = true): StartCheck {
   const games = [...readyGames].sort((a, b) => a.id - b.id);

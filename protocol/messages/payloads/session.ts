@@ -26,7 +26,10 @@ export interface RosterEntry {
   id: number;
   name: string;
   ready: boolean;
-  /** Welcome only: the player's connection dropped and the host holds its slot (docs/DECISIONS.md "Welcome marks"). */
+  /**
+   * Welcome only: the player's connection dropped and the host holds its slot
+   * (docs/DECISIONS.md "Admission races (M2): a Welcome marks away players").
+   */
   away?: boolean;
 }
 
