@@ -15,6 +15,16 @@ export { TcpConnection } from './tcpConnection.ts';
 
 const noLog: LogFn = () => {};
 
+/**
+ * The high-water mark of the host's sockets (Node's default is 16 KiB; a player's stay at it: it writes little). A
+ * connection coalesces the small frames of one turn while they stay below it (connection.ts `write`), so it sets how
+ * many frames one write syscall carries: a busy host's relay made one 16 KiB write per ~125 Actions per receiver,
+ * and on loopback each write costs the sender the receiver's TCP path too. 64 KiB, the loopback MTU and libuv's read
+ * size, cut the host's CPU per relayed Action by about 8 % (docs/DECISIONS.md "Transport: the host's sockets have a
+ * 64 KiB high-water mark"). The queue bound (maxQueuedBytes) and the write deadline are unchanged.
+ */
+export const HOST_SOCKET_HIGH_WATER_MARK = 64 * 1024;
+
 /** Options of listenTcp. `port` 0 picks a free port (Listener.port tells which). */
 export interface ListenOptions {
   host: string;
@@ -49,7 +59,7 @@ export async function listenTcp(options: ListenOptions): Promise<Listener> {
   let closing: Promise<void> | undefined;
   let closeReason = 'listener-closed';
 
-  const server = createServer({ pauseOnConnect: true, noDelay: true });
+  const server = createServer({ pauseOnConnect: true, noDelay: true, highWaterMark: HOST_SOCKET_HIGH_WATER_MARK });
 
   const refuse = (socket: Socket, id: number, address: string, reason: string): void => {
     socket.on('error', () => {});

@@ -3,7 +3,7 @@
 // limit lifted by markJoined, violations with and without an owner, listener and connect failures.
 import { describe, expect, it } from 'vitest';
 import type { Connection } from '../../../actors/ports.ts';
-import { connectTcp, listenTcp } from '../../../adapters/transport/tcp.ts';
+import { connectTcp, HOST_SOCKET_HIGH_WATER_MARK, listenTcp } from '../../../adapters/transport/tcp.ts';
 import { decodeWireFrame, FrameDecoder, type Frame } from '../../../protocol/frame.ts';
 import { transportFixture } from '../../support/transport.ts';
 import { frameOfLength, numberedFrame, numbers, prefix, rawClient, startHost, waitFor } from './support.ts';
@@ -190,7 +190,7 @@ describe('listenTcp / connectTcp', () => {
     // 40 small frames, one larger than the socket's high-water mark (written at once, after the ones before), 40 more.
     for (let i = 1; i <= 40; i++) conn.write(numberedFrame(i, 100));
     expect(conn.queuedBytes).toBeGreaterThan(0);
-    conn.write(numberedFrame(41, 20_000));
+    conn.write(numberedFrame(41, HOST_SOCKET_HIGH_WATER_MARK + 4_000));
     for (let i = 42; i <= 81; i++) conn.write(numberedFrame(i, 100));
     const expected = Array.from({ length: 81 }, (_, i) => i + 1);
     await waitFor(() => new FrameDecoder({ maxLength: 1 << 20 }).push(Buffer.concat(raw.received)).length === 81, 'frames');
@@ -202,5 +202,24 @@ describe('listenTcp / connectTcp', () => {
     await raw.closed;
     const frames = new FrameDecoder({ maxLength: 1 << 20 }).push(Buffer.concat(raw.received));
     expect(frames.map((f) => f.header.kind)).toEqual([...expected.map(() => 30), 30, 30, 30, 30, 30, 3]);
+  });
+
+  it("a host connection holds a turn's small frames up to its 64 KiB high-water mark for one write", async () => {
+    const h = await host({ setup: (r) => r.conn.markJoined() });
+    const raw = await rawClient(h.listener.port);
+    await waitFor(() => h.records.length === 1, 'connection');
+    const conn = h.records[0]!.conn as Connection & { queuedBytes: number };
+    // 48 KiB of 500-byte frames in one turn: past Node's default 16 KiB, every frame is still held for the turn's
+    // one write (a socket at 16 KiB would have handed the first 16 KiB to the kernel already).
+    let written = 0;
+    let count = 0;
+    while (written + 500 < 48 * 1024) {
+      const frame = numberedFrame(++count, 500 - 16);
+      conn.write(frame);
+      written += frame.length;
+    }
+    expect(conn.queuedBytes).toBe(written);
+    await waitFor(() => new FrameDecoder({ maxLength: 1 << 20 }).push(Buffer.concat(raw.received)).length === count, 'frames');
+    expect(conn.queuedBytes).toBe(0);
   });
 });
