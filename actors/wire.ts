@@ -8,6 +8,7 @@ import {
   decodePayload,
   encodePayload,
   kindName,
+  payloadFromJson,
   payloadToJson,
   type KindName,
   type Payloads,
@@ -30,18 +31,41 @@ const encoder = new TextEncoder();
 /**
  * The sealed frame of a message, or `undefined` when its payload, measured as it is sealed, does not fit a frame
  * (more than LIMITS.payloadBytes: spec "Frame", "is not sent"); then nothing is sealed and no counter is used.
- * The payload's UTF-8 goes into one reused scratch buffer, not a fresh Uint8Array per frame (a new ArrayBuffer
- * costs about a µs in Node, more than the encoding): the Sealer's cipher reads the plaintext synchronously and
- * keeps nothing (AeadKey.sealInto), and the frame is a buffer of its own.
  */
 export function sealedFrame<K extends KindName>(sealer: Sealer, kind: K, payload: Payloads[K]): Uint8Array | undefined {
-  const text = payloadToJson(kind, payload);
+  return sealedText(sealer, kind, payloadToJson(kind, payload));
+}
+
+/**
+ * sealedFrame of a payload already written as JSON (payloadToJson's text). The text's UTF-8 goes into one reused
+ * scratch buffer, not a fresh Uint8Array per frame (a new ArrayBuffer costs about a µs in Node, more than the
+ * encoding): the Sealer's cipher reads the plaintext synchronously and keeps nothing (AeadKey.sealInto), and the
+ * frame is a buffer of its own.
+ */
+export function sealedText(sealer: Sealer, kind: KindName, text: string): Uint8Array | undefined {
   if (text.length * 3 > SCRATCH_BYTES) {
     const bytes = utf8(text);
     return bytes.length > LIMITS.payloadBytes ? undefined : sealer.seal(Kind[kind], bytes);
   }
   const { written } = encoder.encodeInto(text, scratch);
   return sealer.seal(Kind[kind], scratch.subarray(0, written));
+}
+
+/**
+ * A message kept to be sent later (the host's outboxes and relay ledger): its kind and its payload's JSON text as it
+ * was sealed. One string, not the payload's objects: the host keeps every relayed Action for seconds (until a Pong),
+ * and objects that live that long are copied by each young-generation GC on their way to the old generation; with
+ * the text kept, the relayed payload dies young (docs/DECISIONS.md "Host: kept messages are kept as JSON text").
+ */
+export interface EncodedMessage {
+  readonly kind: KindName;
+  readonly text: string;
+}
+
+/** An EncodedMessage as a typed message again; undefined if the text does not decode (it was the host's own JSON). */
+export function decodeEncoded(message: EncodedMessage): Message | undefined {
+  const decoded = payloadFromJson(message.kind, message.text);
+  return decoded.ok ? ({ kind: message.kind, payload: decoded.value } as Message) : undefined;
 }
 
 export type Inbound =

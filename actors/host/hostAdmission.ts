@@ -116,7 +116,7 @@ function resumeSeat(core: HostCore, conn: ConnectionHandle, id: number, last: nu
       ? { covers: false as const, why: 'its game waits for a load' }
       : heard === undefined && highest > 0n
         ? { covers: false as const, why: 'its frame counter is past 2^53 − 1' }
-        : lateCheck(core, id, outbox?.cover(last, now) ?? { covers: false as const, why: 'no outbox' });
+        : lateCheck(core, id, core.sender.coverOf(id, last, now));
   const catchUp = cover.covers ? { catchUp: heard ?? 0 } : {};
   core.sendTo(id, 'Welcome', welcomeFor(core, id, session, { resume: core.returns.next(id), resumed: true, ...catchUp }));
   core.ports.log({ msg: 'player resumed', id, name: entry.name, conn: conn.id, address: conn.remoteAddress, last, catchUp: cover.covers });

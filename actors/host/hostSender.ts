@@ -2,12 +2,12 @@
 // used twice), held for a resync participant while the save travels (heldMessages.ts), and kept in each player's
 // outbox for a return (outbox.ts; lockstep.md "Catching up"): a message for a player who is away is kept there too,
 // so a returner is given exactly what it missed. HostSession owns the links; this owns the sealer's use.
-import { Kind, LIMITS, fitsFrame, payloadByteLength, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import { Kind, LIMITS, fitsFrame, payloadByteLength, payloadToJson, type KindName, type Payloads } from '../../protocol/messages/index.ts';
 import type { Sealer } from '../../protocol/seal.ts';
 import type { Clock, LogFn } from '../ports.ts';
-import { sealedFrame, type Message } from '../wire.ts';
+import { decodeEncoded, sealedFrame, sealedText, type EncodedMessage, type Message } from '../wire.ts';
 import { HeldMessages } from './heldMessages.ts';
-import { Outbox, type SharedEntry } from './outbox.ts';
+import { Outbox, type OutboxCover, type SharedEntry } from './outbox.ts';
 import type { PlayerLink } from './playerLink.ts';
 
 /** Kinds never kept for a return: the session layer's own (a returner gets a fresh Welcome and fresh pings). */
@@ -27,8 +27,10 @@ export interface HostSenderDeps {
 
 export class HostSender {
   private readonly held = new HeldMessages<Message>();
-  /** One per player holding a slot (connected or away). */
-  private readonly outboxes = new Map<number, Outbox<Message>>();
+  /** One per player holding a slot (connected or away); messages kept as their JSON text (wire.ts EncodedMessage). */
+  private readonly outboxes = new Map<number, Outbox<EncodedMessage>>();
+  /** The last broadcast's payload and its text, for one `textOf` of the same object right after (the relay ledger). */
+  private lastBroadcast: { payload: unknown; text: string } | undefined;
 
   private readonly deps: HostSenderDeps;
 
@@ -48,8 +50,32 @@ export class HostSender {
     this.outboxes.delete(id);
   }
 
-  outboxOf(id: number): Outbox<Message> | undefined {
+  outboxOf(id: number): Outbox<EncodedMessage> | undefined {
     return this.outboxes.get(id);
+  }
+
+  /** Whether player `id`'s outbox still holds everything after `last` (Outbox.cover), as typed messages. */
+  coverOf(id: number, last: number | undefined, now: number): OutboxCover<Message> {
+    const cover = this.outboxes.get(id)?.cover(last, now);
+    if (cover === undefined) return { covers: false, why: 'no outbox' };
+    if (!cover.covers) return cover;
+    const messages: Message[] = [];
+    for (const kept of cover.messages) {
+      const message = decodeEncoded(kept);
+      if (message === undefined) return { covers: false, why: `a kept ${kept.kind} did not decode` };
+      messages.push(message);
+    }
+    return { covers: true, messages };
+  }
+
+  /**
+   * The JSON text of `payload`: the one the last broadcast sealed when it is that very object, taken once (the relay
+   * ledger keeps each relayed item right after its broadcast, and so writes no second JSON of it); else written now.
+   */
+  textOf<K extends KindName>(kind: K, payload: Payloads[K]): string {
+    const last = this.lastBroadcast;
+    this.lastBroadcast = undefined;
+    return last !== undefined && last.payload === payload ? last.text : payloadToJson(kind, payload);
   }
 
   /** The counter of the last frame sealed (what a Ping just sent was sealed with). */
@@ -68,27 +94,31 @@ export class HostSender {
   broadcast<K extends KindName>(kind: K, payload: Payloads[K], except?: number): boolean {
     const local = except !== 0 ? this.deps.localGame : undefined;
     const message = { kind, payload } as Message;
+    this.lastBroadcast = undefined;
     // Sealed once if anyone is connected; without a receiver nothing is sealed (no counter used).
     let frame: Uint8Array | undefined;
+    let text: string | undefined;
     /** Without a receiver: the payload's length, measured once for the size check and the away players' outboxes. */
     let bytes: number | undefined;
     if (this.hasReceiver(except)) {
-      frame = sealedFrame(this.deps.sealer, kind, payload);
+      text = payloadToJson(kind, payload);
+      frame = sealedText(this.deps.sealer, kind, text);
       if (frame === undefined) return this.tooLarge(kind, payload);
     } else if (local || this.outboxes.size > 0) {
       bytes = payloadByteLength(kind, payload as never);
       if (bytes > LIMITS.payloadBytes) return this.tooLarge(kind, payload);
     }
     if (local) this.toLocal(message);
-    if (frame === undefined) {
-      this.keepForAway(message, except, bytes, this.deps.clock.now());
+    if (frame === undefined || text === undefined) {
+      this.keepForAway(kind, payload, text, except, bytes, this.deps.clock.now());
       return true;
     }
+    this.lastBroadcast = { payload, text };
     // The hot path (every relayed Action): one clock read and one outbox entry for all receivers, shared by their
     // outboxes (outbox.ts SharedEntry), not one of each per receiver.
     const now = this.deps.clock.now();
     const keeps = !NOT_KEPT.has(kind);
-    let entry: SharedEntry<Message> | undefined;
+    let entry: SharedEntry<EncodedMessage> | undefined;
     for (const link of this.deps.links.values()) {
       if (link.id === except) continue;
       // A held participant keeps the message, not the frame: it is sealed when released. A frame sealed now and sent
@@ -97,9 +127,9 @@ export class HostSender {
       link.conn.write(frame);
       if (!keeps) continue;
       const outbox = this.outboxes.get(link.id);
-      if (outbox) outbox.keep((entry ??= Outbox.entry(message, this.lastCounter, frame.length, now)), now);
+      if (outbox) outbox.keep((entry ??= Outbox.entry({ kind, text }, this.lastCounter, frame.length, now)), now);
     }
-    this.keepForAway(message, except, frame.length, now);
+    this.keepForAway(kind, payload, text, except, frame.length, now);
     return true;
   }
 
@@ -111,21 +141,17 @@ export class HostSender {
       this.toLocal({ kind, payload } as Message);
       return true;
     }
-    const message = { kind, payload } as Message;
     const link = this.deps.links.get(id);
     if (link && !this.held.holds(id, kind)) {
       // Sent now: sealing measures it (undefined when it does not fit), so it is encoded once.
-      const frame = sealedFrame(this.deps.sealer, kind, payload);
-      if (frame === undefined) return this.tooLarge(kind, payload);
-      link.conn.write(frame);
-      this.kept(id, message, this.lastCounter, frame.length);
-      return true;
+      return this.sendNow(link, kind, payload) || this.tooLarge(kind, payload);
     }
     // Kept for later (held for a resync participant, or missed by a player away): measured here, refused if too large.
     const bytes = payloadByteLength(kind, payload as never);
     if (bytes > LIMITS.payloadBytes) return this.tooLarge(kind, payload);
-    if (link) this.held.keep(id, kind, message);
-    else if (!NOT_KEPT.has(kind)) this.outboxes.get(id)?.missed(message, bytes, this.deps.clock.now());
+    // payloadToJson right after the measure reuses its text (codec.ts measuredJson).
+    if (link) this.held.keep(id, kind, { kind, payload } as Message);
+    else if (!NOT_KEPT.has(kind)) this.outboxes.get(id)?.missed({ kind, text: payloadToJson(kind, payload) }, bytes, this.deps.clock.now());
     return true;
   }
 
@@ -137,13 +163,8 @@ export class HostSender {
     const link = this.deps.links.get(id);
     if (!link) return 0;
     let sent = 0;
-    for (const message of messages) {
-      const frame = sealedFrame(this.deps.sealer, message.kind, message.payload as never);
-      if (frame === undefined) continue; // it fitted when it was made; the same payload fits now
-      link.conn.write(frame);
-      this.kept(id, message, this.lastCounter, frame.length);
-      sent++;
-    }
+    // Each fitted when it was made; the same payload fits now.
+    for (const message of messages) if (this.sendNow(link, message.kind, message.payload as never)) sent++;
     return sent;
   }
 
@@ -159,14 +180,8 @@ export class HostSender {
     const link = this.deps.links.get(id);
     for (const item of items) {
       if (id === 0) this.deps.localGame?.(item);
-      else if (link) {
-        // Sealed now, in the order it was made: its counter follows the chunks and the ResyncLoad.
-        const frame = sealedFrame(this.deps.sealer, item.kind, item.payload as never);
-        if (frame) {
-          link.conn.write(frame);
-          this.kept(id, item, this.lastCounter, frame.length);
-        }
-      }
+      // Sealed now, in the order it was made: its counter follows the chunks and the ResyncLoad.
+      else if (link) this.sendNow(link, item.kind, item.payload as never);
     }
   }
 
@@ -194,20 +209,37 @@ export class HostSender {
     return sealedFrame(this.deps.sealer, kind, payload);
   }
 
-  private kept(id: number, message: Message, counter: number, bytes: number): void {
-    if (NOT_KEPT.has(message.kind)) return;
-    this.outboxes.get(id)?.sent(message, counter, bytes, this.deps.clock.now());
+  /** Seals and writes one message to `link` and keeps it in the player's outbox; false when it does not fit a frame. */
+  private sendNow<K extends KindName>(link: PlayerLink, kind: K, payload: Payloads[K]): boolean {
+    const text = payloadToJson(kind, payload);
+    const frame = sealedText(this.deps.sealer, kind, text);
+    if (frame === undefined) return false;
+    link.conn.write(frame);
+    if (!NOT_KEPT.has(kind)) this.outboxes.get(link.id)?.sent({ kind, text }, this.lastCounter, frame.length, this.deps.clock.now());
+    return true;
   }
 
-  /** Every player away (an outbox but no link) keeps what the connected ones were sent. */
-  /** `measured`: the frame's (or, without one, the payload's) length if known; else measured here once. */
-  private keepForAway(message: Message, except: number | undefined, measured: number | undefined, now: number): void {
-    if (this.outboxes.size === this.deps.links.size || NOT_KEPT.has(message.kind)) return;
+  /**
+   * Every player away (an outbox but no link) keeps what the connected ones were sent. `text`: the payload's JSON if
+   * written already; `measured`: the frame's (or, without one, the payload's) length if known. Else each is written
+   * or measured here, once.
+   */
+  private keepForAway<K extends KindName>(
+    kind: K,
+    payload: Payloads[K],
+    text: string | undefined,
+    except: number | undefined,
+    measured: number | undefined,
+    now: number,
+  ): void {
+    if (this.outboxes.size === this.deps.links.size || NOT_KEPT.has(kind)) return;
+    let kept: EncodedMessage | undefined;
     let bytes = measured;
     for (const [id, outbox] of this.outboxes) {
       if (id === except || this.deps.links.has(id)) continue;
-      bytes ??= payloadByteLength(message.kind, message.payload as never);
-      outbox.missed(message, bytes, now);
+      bytes ??= payloadByteLength(kind, payload);
+      kept ??= { kind, text: text ?? payloadToJson(kind, payload) };
+      outbox.missed(kept, bytes, now);
     }
   }
 

@@ -248,6 +248,11 @@ export class HostSession {
     return this.core.sender.broadcast(kind, payload, except);
   }
 
+  /** A payload's JSON text, the last broadcast's own when it is that payload (HostSender.textOf: the relay ledger). */
+  textOf<K extends KindName>(kind: K, payload: Payloads[K]): string {
+    return this.core.sender.textOf(kind, payload);
+  }
+
   /** To one player; id 0 is the host's own game. False when the payload does not fit a frame (logged, not sent). */
   sendTo<K extends KindName>(id: number, kind: K, payload: Payloads[K]): boolean {
     return this.core.sender.sendTo(id, kind, payload);

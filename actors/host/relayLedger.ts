@@ -7,8 +7,10 @@
 // drops the copy as a duplicate (docs/DECISIONS.md "After a resync load the host sends what the save does not hold").
 //
 // Bounded: items every world game has passed (below the lowest clock `t` of the ready games) can never be above a
-// later save's t and are dropped; at most MAX_ITEMS are kept (the oldest go first, logged once).
-import type { Message } from '../wire.ts';
+// later save's t and are dropped; at most MAX_ITEMS are kept (the oldest go first, logged once). Kept as JSON text
+// (wire.ts EncodedMessage: no object tree held for seconds), typed again only when a load asks for them.
+import { payloadToJson, type KindName, type Payloads } from '../../protocol/messages/index.ts';
+import { decodeEncoded, type EncodedMessage, type Message } from '../wire.ts';
 import type { LogFn } from '../ports.ts';
 import { guarded } from '../supervise.ts';
 import type { HostLockstep } from './hostLockstep.ts';
@@ -17,7 +19,10 @@ type LockstepContext = ReturnType<HostLockstep['actor']['getSnapshot']>['context
 
 export const MAX_ITEMS = 16_384;
 
-type Kept = { readonly message: Message; readonly stamp: number | undefined; readonly flush: boolean };
+type Kept = { readonly message: EncodedMessage; readonly stamp: number | undefined; readonly flush: boolean };
+
+/** A payload's JSON text; HostSender.textOf gives the text its broadcast of that payload just sealed. */
+export type TextOf = <K extends KindName>(kind: K, payload: Payloads[K]) => string;
 
 export interface RelayLedger {
   /** The relayed items a save made standing at `t` does not hold, in the order relayed (vetoes with their items). */
@@ -25,11 +30,11 @@ export interface RelayLedger {
   stop(): void;
 }
 
-export function attachRelayLedger(lockstep: HostLockstep, log: LogFn): RelayLedger {
+export function attachRelayLedger(lockstep: HostLockstep, log: LogFn, textOf: TextOf = payloadToJson): RelayLedger {
   let kept: Kept[] = [];
   let overflowLogged = false;
-  const keep = (message: Message, stamp: number | undefined, flush: boolean): void => {
-    kept.push({ message, stamp, flush });
+  const keep = <K extends 'Action' | 'BuildCommit' | 'BuildVeto'>(kind: K, payload: Payloads[K], stamp: number | undefined, flush: boolean): void => {
+    kept.push({ message: { kind, text: textOf(kind, payload) }, stamp, flush });
     if (kept.length % 256 === 0) prune();
     if (kept.length > MAX_ITEMS) {
       kept = kept.slice(kept.length - MAX_ITEMS);
@@ -47,10 +52,10 @@ export function attachRelayLedger(lockstep: HostLockstep, log: LogFn): RelayLedg
   };
   // Guarded like every listener of an actor: XState rethrows a listener's throw on a timer (actors/supervise.ts).
   const offs = [
-    lockstep.actor.on('send.Action', guarded(log, 'relay ledger', (e) => keep({ kind: 'Action', payload: e.payload } as Message, e.payload.stamp, e.payload.pause === true))),
-    lockstep.actor.on('send.BuildCommit', guarded(log, 'relay ledger', (e) => keep({ kind: 'BuildCommit', payload: e.payload } as Message, e.payload.stamp, false))),
+    lockstep.actor.on('send.Action', guarded(log, 'relay ledger', (e) => keep('Action', e.payload, e.payload.stamp, e.payload.pause === true))),
+    lockstep.actor.on('send.BuildCommit', guarded(log, 'relay ledger', (e) => keep('BuildCommit', e.payload, e.payload.stamp, false))),
     lockstep.actor.on('send.BuildVeto', guarded(log, 'relay ledger', (e) => {
-      if (e.to === 'all') keep({ kind: 'BuildVeto', payload: e.payload } as Message, undefined, false);
+      if (e.to === 'all') keep('BuildVeto', e.payload, undefined, false);
     })),
   ];
   return {
@@ -58,10 +63,19 @@ export function attachRelayLedger(lockstep: HostLockstep, log: LogFn): RelayLedg
       // a flush stamped t was applied standing, before the save; an action or commit stamped t is applied as the
       // games leave t, after it; a veto goes with the item it drops (the host's vetoes of actions it never relayed
       // need no copy)
-      const items = kept.filter((k) => k.stamp !== undefined && (k.stamp > t || (k.stamp === t && !k.flush)));
-      const keys = new Set(items.map((k) => keyOf(k.message)));
-      const chosen = new Set(items);
-      return kept.filter((k) => (k.stamp === undefined ? keys.has(vetoedKey(k.message)) : chosen.has(k))).map((k) => k.message);
+      // Only the items a load may send are typed again: the ones past t, and the vetoes (to match them to those).
+      const typed = new Map<Kept, Message>();
+      for (const k of kept) {
+        if (k.stamp !== undefined && !(k.stamp > t || (k.stamp === t && !k.flush))) continue;
+        const message = decodeEncoded(k.message);
+        if (message !== undefined) typed.set(k, message);
+        else log({ msg: 'relay ledger: a kept item did not decode; not resent', level: 'error', kind: k.message.kind });
+      }
+      const keys = new Set<string>();
+      for (const [k, message] of typed) if (k.stamp !== undefined) keys.add(keyOf(message));
+      const out: Message[] = [];
+      for (const [k, message] of typed) if (k.stamp !== undefined || keys.has(vetoedKey(message))) out.push(message);
+      return out;
     },
     stop() {
       for (const off of offs) off.unsubscribe();

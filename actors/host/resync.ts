@@ -48,7 +48,8 @@ export function attachResync(
     ...(options.hostReloads === undefined ? {} : { hostReloads: options.hostReloads }),
     ...(options.hostLoadsEarly === undefined ? {} : { hostLoadsEarly: options.hostLoadsEarly }),
   };
-  const ledger = attachRelayLedger(lockstep, log);
+  // Attached after the lockstep's own listeners: each item's text is the one its broadcast just sealed.
+  const ledger = attachRelayLedger(lockstep, log, (kind, payload) => host.textOf(kind, payload));
   const actor = createActor(options.machine ?? resyncMachine, { clock, systemId: RESYNC_SYSTEM_ID, input, ...(inspect ? { inspect } : {}) });
   const status: ResyncStatus = { rounds: { verified: 0, failed: 0 }, state: 'Idle', id: 0 };
   const context = () => actor.getSnapshot().context;

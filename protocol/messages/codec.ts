@@ -33,6 +33,11 @@ export function decodePayload<K extends KindName>(kind: K, bytes: Uint8Array): D
   }
   const text = fromUtf8(bytes);
   if (text === undefined) return { ok: false, reason: `${kind}: not UTF-8` };
+  return payloadFromJson(kind, text);
+}
+
+/** A payload's JSON text → the validated, typed payload of `kind` (decodePayload after the UTF-8). Never throws. */
+export function payloadFromJson<K extends KindName>(kind: K, text: string): DecodeResult<Payloads[K]> {
   let value: unknown;
   try {
     value = JSON.parse(text);

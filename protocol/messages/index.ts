@@ -7,7 +7,7 @@ export { LIMITS } from './limits.ts';
 export type { DecodeResult, JsonValue, Schema } from './schema.ts';
 export { SCHEMAS } from './table.ts';
 export type { Payloads } from './table.ts';
-export { decodePayload, validatePayload, encodePayload, payloadToJson } from './codec.ts';
+export { decodePayload, validatePayload, encodePayload, payloadFromJson, payloadToJson } from './codec.ts';
 export { payloadByteLength, fitsFrame } from './size.ts';
 export type { ChunkPayload, Hop, Speed } from './payloads/common.ts';
 export { REJECT_REASONS, KICK_REASONS } from './payloads/handshake.ts';
