@@ -3,18 +3,21 @@
 // at one pauseAt and the worlds are compared (issue 4 item 6).
 // --drops (issue 12): each player connects through its own TCP fault proxy in this process, which cuts the player's
 // connection at seeded random moments; the launchers reconnect by themselves (adapters/launcher/reconnect.ts).
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeSimSave } from '../launcher/gameProcess.ts';
 import { Launcher, pause, until as untilDefined } from './processes.ts';
 import { DESYNC_ENV } from '../simgame/desync.ts';
+import { BOTS_STOP_FILE } from '../simgame/botsStop.ts';
 import { askDemoReport } from './demoReport.ts';
 import { formatTable, gameStatus, hostStatus, type GameRow } from './status.ts';
 import { countReconnects, planDrops, startDropProxies, type DropProxies } from './drops.ts';
 
 /** --desync: game-ms after its first step at which the chosen game's world is changed. */
 const DESYNC_AFTER_MS = 6_000;
+/** Wall ms the bots go on acting once every game stands at pauseAt (their actions become pause items). */
+const PAUSE_ACTING_MS = 1_000;
 
 export interface DemoOptions {
   players: number;
@@ -79,6 +82,8 @@ export interface DemoResult {
   worldsEqual: boolean;
   worldHash: string;
   pauseAt?: number;
+  /** Pause items every game had read at the comparison (status `pause`, alike on every game): the bots' actions in the pause. */
+  pauseItems?: number;
   /** --report: the path of the bug report's zip, measured (the file exists). */
   report?: string;
   /** --drops: the cuts the demo made, and the drops and resumes the players' launchers printed (measured). */
@@ -229,9 +234,13 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
     const pauseAt = await until(() => hostStatus(dirs[0]!)?.session.pauseAt, 20_000, 'the pause to be set');
     await until(() => (dirs.map(gameStatus).every((s) => s && s.speed === 0 && s.t >= pauseAt) ? true : undefined), 60_000,
       `every game to stand at pauseAt ${pauseAt}`);
-    // The bots go on acting in the pause (the pause order flushes their actions to every game at one stamp), so
-    // the worlds are compared at a moment when every game has read the same pause items and decided as many
-    // commands. Actions stamped past pauseAt stay queued (alike on every game) until the session runs again.
+    // The bots go on acting in the pause for a while (the pause order flushes their actions to every game at one
+    // stamp); then they stop, and once what they sent has reached every game, the worlds are compared: every game
+    // has read the same pause items and decided as many commands. Actions stamped past pauseAt stay queued (alike
+    // on every game) until the session runs again. Compared while the bots still acted, three status files written
+    // at their own moments rarely agree on a loaded machine (DECISIONS.md "Demo: when the worlds are compared").
+    await pause(PAUSE_ACTING_MS, o.signal);
+    for (const dir of dirs) writeFileSync(join(dir, BOTS_STOP_FILE), '');
     const final = await until(() => {
       const all = dirs.map(gameStatus);
       if (!all.every((s) => s && s.speed === 0)) return undefined;
@@ -269,6 +278,7 @@ export async function runDemo(o: DemoOptions, print: (line: string) => void, sho
       worldsEqual: hashes.every((h) => h === hashes[0]),
       worldHash: hashes[0]!,
       pauseAt,
+      pauseItems: final[0]!.pause,
       games: final.map((s, i) => ({ name: names[i]!, t: s!.t, worldHash: s!.worldHash, applied: s!.applied, refused: s!.refused, late: s!.late, actions: s!.actions })),
     };
   } finally {

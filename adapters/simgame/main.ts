@@ -5,7 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Bot, botSeed } from './bots.ts';
-import { SimGame } from './game.ts';
+import { BOTS_CHECK_MS, SimGame } from './game.ts';
+import { BOTS_STOP_FILE, watchBotsStop } from './botsStop.ts';
 import { LuaHost } from './luaHost.ts';
 import { writeFileAtomic } from './status.ts';
 import { createWorld } from './world/create.ts';
@@ -193,6 +194,10 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
   game.attach(host);
   // `feverlink3 demo --desync`: one divergence injected into this game's world (adapters/simgame/desync.ts).
   const desync = desyncFromEnv(process.env, say);
+  const stopWatchingBots = watchBotsStop(sessionDir, BOTS_CHECK_MS, () => {
+    game.stopBots();
+    say(`info: the bots stopped (${BOTS_STOP_FILE})`);
+  });
   game.writeStatus(false);
   return new Promise<number>((done) => {
     let timer: NodeJS.Timeout | undefined;
@@ -205,6 +210,7 @@ export async function runSimGame(argv: readonly string[]): Promise<number> {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
       stopWatching();
+      stopWatchingBots();
       game.writeStatus(true);
       host?.close();
       done(0);

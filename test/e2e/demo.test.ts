@@ -19,7 +19,7 @@ describe('feverlink3 demo', () => {
   it('runs 3 games in lockstep through speed changes and a throttled game; worlds equal, nothing late', async () => {
     const { stdout } = await run(
       process.execPath,
-      [BIN, 'demo', '--json', '--players', '3', '--seconds', '18', '--bot-rate', '1200', '--speeds', '1,4,2', '--throttle', '2:0.5', '--dir', root],
+      [BIN, 'demo', '--json', '--players', '3', '--seconds', '18', '--bot-rate', '1400', '--speeds', '1,4,2', '--throttle', '2:0.5', '--dir', root],
       { timeout: 150_000 },
     );
     const lines = stdout.trim().split('\n');
@@ -36,6 +36,8 @@ describe('feverlink3 demo', () => {
     expect(result.worldHash).toMatch(/^[0-9a-f]{32}$/);
     // the pause stopped every game at pauseAt (pause-order flushes in the pause land at the same stamp)
     expect(result.times).toEqual([result.pauseAt, result.pauseAt, result.pauseAt]);
+    // the bots acted in the pause before they stopped: those actions were flushed as pause items, read alike by all
+    expect(result.pauseItems).toBeGreaterThan(0);
     // Every launcher recorded its actors (trace.jsonl in its session folder), read back by their stable names.
     const hostActors = actorsIn(await readTraceDir(join(root, 'host')));
     expect(hostActors).toEqual(expect.arrayContaining(['lockstep', 'pauseOrder', 'slot:1', 'slot:2', 'pacing:0', 'pacing:1', 'checksumRounds']));

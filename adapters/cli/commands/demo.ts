@@ -2,7 +2,7 @@
 // [--keep] [--desync] [--hot-join] [--drops] [--report]`: a local session of simulated games in lockstep (the README's
 // main job). --json prints one line:
 // {"players":N,"actions":A,"late":L,"differences":[{n,part,games}…],"repairRequests":[{reason}…],"resyncs":R,
-// "resyncsFailed":F,"worldsEqual":…,"worldHash":"…"}. --desync injects one divergence into one game and runs until the
+// "resyncsFailed":F,"worldsEqual":…,"worldHash":"…","pauseAt":…,"pauseItems":…,"times":[…]}. --desync injects one divergence into one game and runs until the
 // resync round the host's repair request started ended. --drops cuts each player's connection DEMO_DROPS_PER_PLAYER
 // times at seeded random moments (through a fault proxy of the demo); the launchers reconnect by themselves, and the
 // line adds "cuts", "drops", "resumes", "reloads" and "rejoins" (measured from the launchers' output).
@@ -93,7 +93,7 @@ export async function run(args: readonly string[]): Promise<number> {
     const print = (line: string) => void writeOut(`${line}\n`);
     const result = await runDemo(options, print, process.stdout.isTTY ? redrawInPlace() : print);
     if (values.json) {
-      // The contract's fields first; pauseAt and each game's time at the comparison are this scenario's own.
+      // The contract's fields first; pauseAt, pauseItems and each game's time at the comparison are this scenario's own.
       const { games, ...line } = result;
       writeOut(`${JSON.stringify({ ...line, times: games?.map((g) => g.t) })}\n`);
     } else {

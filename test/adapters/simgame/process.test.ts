@@ -1,10 +1,12 @@
 // The simulated game as a real process: `node bin/feverlink3.js simgame …` in a temp session folder.
 // Solo (no identity): the bots' commands apply natively and time runs; SIGTERM ends it with a final
-// status.json. With an identity and no launcher: the real mod is active, sends, and stands still.
+// status.json. With an identity and no launcher: the real mod is active, sends, and stands still. A bots.stop file
+// (the demo's end) stops the bots.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BOTS_STOP_FILE } from '../../../adapters/simgame/botsStop.ts';
 import { deserializeWorld } from '../../../adapters/simgame/world/save.ts';
 import { tempDir } from './support.ts';
 
@@ -86,6 +88,36 @@ describe('simgame process', () => {
     const lines = readFileSync(join(tmp.dir, 'from_game.log'), 'utf8').trim().split('\n');
     expect(lines[0]).toMatch(/^Hello\t\{"time":0\}$/);
     expect(lines.slice(1).every((l) => l.startsWith('Clock\t'))).toBe(true);
+  });
+
+  it('stops its bots for good when bots.stop appears in the session folder; time runs on', async () => {
+    const save = join(tmp.dir, 'world.json');
+    const args = ['--session-dir', tmp.dir, '--new-save', save, '--seed', '5', '--bots', '2', '--bot-rate', '6000'];
+    const child = spawn(process.execPath, [BIN, 'simgame', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const decided = (s: Record<string, unknown>) => (s.applied as number) + (s.refused as number);
+    let atStop: Record<string, unknown>;
+    try {
+      await until(() => existsSync(join(tmp.dir, 'status.json')) && decided(status()) > 0, 15_000);
+      writeFileSync(join(tmp.dir, BOTS_STOP_FILE), '');
+      await until(() => stderr.includes(`the bots stopped (${BOTS_STOP_FILE})`), 15_000);
+      // the first status written after the bots stopped holds every command they gave
+      const before = status().t as number;
+      await until(() => (status().t as number) > before, 15_000);
+      atStop = status();
+      await new Promise((r) => setTimeout(r, 600));
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, stderr).toBe(0);
+    const s = status();
+    expect(s.final).toBe(true);
+    expect(decided(s)).toBe(decided(atStop));
+    expect(s.t as number).toBeGreaterThan(atStop.t as number);
   });
 
   it('refuses bad arguments with status 2 and a missing save with 1', () => {
