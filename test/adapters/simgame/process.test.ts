@@ -28,8 +28,13 @@ async function until(check: () => boolean, ms: number): Promise<void> {
   }
 }
 
-/** Runs the game until its first status.json, then `ms` more; SIGTERM; returns the exit code and stderr. */
-async function runGame(args: string[], ms: number): Promise<{ code: number | null; stderr: string }> {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs the game until its first status.json, then `ms` more (or until `during`, given the game's stderr so far,
+ * settles); SIGTERM; returns the exit code and stderr.
+ */
+async function runGame(args: string[], during: number | ((stderr: () => string) => Promise<void>)): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [BIN, 'simgame', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
@@ -38,7 +43,7 @@ async function runGame(args: string[], ms: number): Promise<{ code: number | nul
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   try {
     await until(() => existsSync(join(tmp.dir, 'status.json')) || child.exitCode !== null, 15_000);
-    await new Promise((r) => setTimeout(r, ms));
+    await (typeof during === 'number' ? sleep(during) : during(() => stderr));
   } finally {
     child.kill('SIGTERM');
   }
@@ -93,27 +98,19 @@ describe('simgame process', () => {
   it('stops its bots for good when bots.stop appears in the session folder; time runs on', async () => {
     const save = join(tmp.dir, 'world.json');
     const args = ['--session-dir', tmp.dir, '--new-save', save, '--seed', '5', '--bots', '2', '--bot-rate', '6000'];
-    const child = spawn(process.execPath, [BIN, 'simgame', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     const decided = (s: Record<string, unknown>) => (s.applied as number) + (s.refused as number);
-    let atStop: Record<string, unknown>;
-    try {
-      await until(() => existsSync(join(tmp.dir, 'status.json')) && decided(status()) > 0, 15_000);
+    let atStop: Record<string, unknown> = {};
+    const r = await runGame(args, async (stderr) => {
+      await until(() => decided(status()) > 0, 15_000);
       writeFileSync(join(tmp.dir, BOTS_STOP_FILE), '');
-      await until(() => stderr.includes(`the bots stopped (${BOTS_STOP_FILE})`), 15_000);
+      await until(() => stderr().includes(`the bots stopped (${BOTS_STOP_FILE})`), 15_000);
       // the first status written after the bots stopped holds every command they gave
       const before = status().t as number;
       await until(() => (status().t as number) > before, 15_000);
       atStop = status();
-      await new Promise((r) => setTimeout(r, 600));
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect(await exited, stderr).toBe(0);
+      await sleep(600);
+    });
+    expect(r.code, r.stderr).toBe(0);
     const s = status();
     expect(s.final).toBe(true);
     expect(decided(s)).toBe(decided(atStop));
